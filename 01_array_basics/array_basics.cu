@@ -1,0 +1,251 @@
+/* 01_array_basics - what a CuPy array is, in C: memory on the GPU plus a
+ * little description (dtype, shape, nbytes, device).
+ *
+ * Mirrors section 2.24.1.2.2 of the tutorial:
+ *     x = cp.array([1, 2, 3, 4])
+ *     print(x)                       # [1 2 3 4]
+ * and goes on to cp.zeros, cp.arange and cp.random.rand, printing each
+ * array exactly as NumPy would and checking it against its host source.
+ *
+ * Run: make run-01    (options: make run-01 ARGS="--help")
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cuda_runtime.h>
+#include <curand.h>
+
+#include "alloc.h"
+#include "array.h"
+#include "check.h"
+#include "device.h"
+#include "options.h"
+#include "timing.h"
+#include "units.h"
+#include "verify.h"
+
+static const uint64_t RANDOM_SEED = 42;
+static const int THREADS_PER_BLOCK = 256;
+
+/* cp.arange(n): element i holds i. A grid-stride loop, so any n works with
+ * a grid of bounded size. */
+__global__ void arange_kernel(int64_t *out, size_t n)
+{
+    size_t stride = (size_t)gridDim.x * blockDim.x;
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+         i += stride)
+        out[i] = (int64_t)i;
+}
+
+/* A cm_array with its device memory: dtype, shape and nbytes are plain
+ * host-side bookkeeping; only `data` lives on the GPU. */
+static cm_array device_array(cm_dtype dtype, int ndim, size_t rows,
+                             size_t cols)
+{
+    cm_array a;
+    memset(&a, 0, sizeof a);
+    a.dtype = dtype;
+    a.ndim = ndim;
+    a.shape[0] = rows;
+    a.shape[1] = cols;
+    a.size = ndim == 2 ? cm_mul_size(rows, cols, "array") : rows;
+    a.nbytes = cm_mul_size(a.size, cm_dtype_size(dtype), "array");
+    CUDA_CHECK(cudaGetDevice(&a.device));
+    cm_require_device_bytes(a.nbytes, "the array");
+    CUDA_CHECK(cudaMalloc(&a.data, a.nbytes));
+    return a;
+}
+
+/* Prints what the array is: the pointer is a GPU virtual address, which
+ * the CPU must never dereference; the runtime can tell us where it lives. */
+static void describe(const char *name, const cm_array *a)
+{
+    struct cudaPointerAttributes attr;
+    CUDA_CHECK(cudaPointerGetAttributes(&attr, a->data));
+    char bytes[64];
+    printf("  %s: device pointer %p (%s memory on device %d), dtype %s, "
+           "shape (%zu%s", name, a->data,
+           attr.type == cudaMemoryTypeDevice ? "device" : "other",
+           attr.device, cm_dtype_name(a->dtype), a->shape[0],
+           a->ndim == 1 ? ",)" : ", ");
+    if (a->ndim == 2)
+        printf("%zu)", a->shape[1]);
+    printf(", nbytes %s\n", cm_fmt_bytes(a->nbytes, bytes, sizeof bytes));
+}
+
+/* print(x) for a device array: the CPU cannot read GPU memory, so, like
+ * CuPy, we copy the whole array back first and print the copy. The copy is
+ * returned so the caller can check what was printed. */
+static void *print_device_array(const cm_array *a)
+{
+    void *h_copy = cm_host_alloc(a->nbytes, "the printed copy");
+    CUDA_CHECK(cudaMemcpy(h_copy, a->data, a->nbytes,
+                          cudaMemcpyDeviceToHost));
+    char *text = cm_format(h_copy, a->dtype, a->ndim, a->shape);
+    printf("%s\n", text);
+    free(text);
+    return h_copy;
+}
+
+typedef struct {
+    void *h_dst;
+    const cm_array *src;
+} copy_back;
+
+static void copy_back_region(void *ctx)
+{
+    copy_back *c = (copy_back *)ctx;
+    CUDA_CHECK(cudaMemcpy(c->h_dst, c->src->data, c->src->nbytes,
+                          cudaMemcpyDeviceToHost));
+}
+
+int main(int argc, char **argv)
+{
+    size_t range_n = 10, big_side = 1000;
+    cm_opt own[] = {
+        {"n", CM_OPT_SIZE, &range_n, "N", "length of cp.arange(N)", NULL, 1,
+         1 << 30},
+        {"big", CM_OPT_SIZE, &big_side, "N",
+         "side of the N x N array printed with '...'", NULL, 1, 1 << 15},
+    };
+    cm_cli cli = {"01_array_basics",
+                  "Device arrays from host data, printed as NumPy prints "
+                  "them (mirrors cp.array).", own, 2, NULL};
+    cm_options opt = cm_options_default();
+    cm_parse_or_exit(&cli, &opt, argc, argv);
+    if (opt.quick && !opt.repeat_given)
+        opt.repeat = 3;
+
+    cm_select_device((int)opt.device, NULL);
+    cm_verdict verdict = {0};
+
+    /* x = cp.array([1, 2, 3, 4]): NumPy makes int64 from Python ints. The
+     * host list is copied into freshly allocated device memory. */
+    printf("\nx = cp.array([1, 2, 3, 4])\n");
+    const int64_t h_x[4] = {1, 2, 3, 4};
+    cm_array x = device_array(CM_INT64, 1, 4, 0);
+    CUDA_CHECK(cudaMemcpy(x.data, h_x, x.nbytes, cudaMemcpyHostToDevice));
+    describe("x", &x);
+    printf("print(x)\n");
+    void *h_printed = print_device_array(&x);
+    cm_check_equal(&verdict, "x printed == host list", h_printed, h_x,
+                   CM_INT64, x.size);
+    free(h_printed);
+
+    /* z = cp.zeros((2, 3)): float64 by default. All-zero bytes are the
+     * float 0.0, so cudaMemset can do it without a kernel. */
+    printf("\nz = cp.zeros((2, 3))\n");
+    cm_array z = device_array(CM_FLOAT64, 2, 2, 3);
+    CUDA_CHECK(cudaMemset(z.data, 0, z.nbytes));
+    describe("z", &z);
+    h_printed = print_device_array(&z);
+    double h_zeros[6] = {0, 0, 0, 0, 0, 0};
+    cm_check_equal(&verdict, "z printed == zeros", h_printed, h_zeros,
+                   CM_FLOAT64, z.size);
+    free(h_printed);
+
+    /* r = cp.arange(n): computed on the GPU by our own kernel. Every launch
+     * is followed by a check: a bad launch configuration is reported only
+     * through cudaGetLastError(). */
+    printf("\nr = cp.arange(%zu)\n", range_n);
+    cm_array r = device_array(CM_INT64, 1, range_n, 0);
+    int blocks = (int)((range_n + THREADS_PER_BLOCK - 1) / THREADS_PER_BLOCK);
+    if (blocks > 65535)
+        blocks = 65535;
+    arange_kernel<<<blocks, THREADS_PER_BLOCK>>>((int64_t *)r.data, range_n);
+    CUDA_CHECK(cudaGetLastError());
+    describe("r", &r);
+    h_printed = print_device_array(&r);
+    int64_t *h_range = (int64_t *)cm_host_alloc(r.nbytes, "range reference");
+    for (size_t i = 0; i < range_n; i++)
+        h_range[i] = (int64_t)i;
+    cm_check_equal(&verdict, "r printed == 0..n-1", h_printed, h_range,
+                   CM_INT64, r.size);
+    free(h_range);
+    free(h_printed);
+
+    /* u = cp.random.rand(3, 4): cuRAND fills device memory directly. Its
+     * host-side generator, same type and seed, produces the very same
+     * numbers on the CPU: an exact, independent reference. */
+    printf("\nu = cp.random.rand(3, 4)   (cuRAND XORWOW, seed %llu)\n",
+           (unsigned long long)RANDOM_SEED);
+    cm_array u = device_array(CM_FLOAT64, 2, 3, 4);
+    curandGenerator_t gen, host_gen;
+    CURAND_CHECK(curandCreateGenerator(&gen, CURAND_RNG_PSEUDO_XORWOW));
+    CURAND_CHECK(curandSetPseudoRandomGeneratorSeed(gen, RANDOM_SEED));
+    CURAND_CHECK(curandGenerateUniformDouble(gen, (double *)u.data, u.size));
+    describe("u", &u);
+    h_printed = print_device_array(&u);
+    double h_random[12];
+    CURAND_CHECK(curandCreateGeneratorHost(&host_gen,
+                                           CURAND_RNG_PSEUDO_XORWOW));
+    CURAND_CHECK(curandSetPseudoRandomGeneratorSeed(host_gen, RANDOM_SEED));
+    CURAND_CHECK(curandGenerateUniformDouble(host_gen, h_random, 12));
+    cm_check_equal(&verdict, "u printed == cuRAND host generator", h_printed,
+                   h_random, CM_FLOAT64, u.size);
+    free(h_printed);
+
+    /* Above 1000 elements NumPy prints only the corners, but print() still
+     * copies the whole array back first: the printed 36 numbers cost a
+     * full-size transfer. */
+    printf("\nbig = cp.arange(%zu * %zu).reshape(%zu, %zu)\n", big_side,
+           big_side, big_side, big_side);
+    cm_array big = device_array(CM_INT64, 2, big_side, big_side);
+    blocks = (int)((big.size + THREADS_PER_BLOCK - 1) / THREADS_PER_BLOCK);
+    if (blocks > 65535)
+        blocks = 65535;
+    arange_kernel<<<blocks, THREADS_PER_BLOCK>>>((int64_t *)big.data,
+                                                 big.size);
+    CUDA_CHECK(cudaGetLastError());
+    describe("big", &big);
+    h_printed = print_device_array(&big);
+    int64_t *h_big = (int64_t *)cm_host_alloc(big.nbytes, "big reference");
+    for (size_t i = 0; i < big.size; i++)
+        h_big[i] = (int64_t)i;
+    cm_check_equal(&verdict, "big printed == 0..n-1", h_printed, h_big,
+                   CM_INT64, big.size);
+    free(h_big);
+
+    /* What print() costs: the copy back, timed with CUDA events after a
+     * warm-up. cudaMemcpy into ordinary (pageable) memory returns only when
+     * the data has arrived, so the events bracket the whole transfer. */
+    printf("\ncost of print(): the device-to-host copy, median of %lld\n",
+           opt.repeat);
+    const cm_array *timed[2] = {&x, &big};
+    const char *names[2] = {"x", "big"};
+    FILE *csv = opt.csv ? fopen(opt.csv, "w") : NULL;
+    if (opt.csv && !csv) {
+        fprintf(stderr, "cannot write %s\n", opt.csv);
+        return CM_EXIT_FAIL;
+    }
+    if (csv)
+        fprintf(csv, "array,bytes,copy_ms_median,copy_ms_min,gb_per_s\n");
+    for (int k = 0; k < 2; k++) {
+        copy_back job = {h_printed, timed[k]};
+        cm_stats s = cm_time_events(copy_back_region, &job, 0,
+                                    (int)opt.warmup, (int)opt.repeat);
+        char bytes[64];
+        printf("  print(%s): copies %s in %.4f ms (%.2f GB/s)\n", names[k],
+               cm_fmt_bytes(timed[k]->nbytes, bytes, sizeof bytes),
+               s.median_ms, cm_gbps((double)timed[k]->nbytes, s.median_ms));
+        if (csv)
+            fprintf(csv, "%s,%zu,%.6f,%.6f,%.3f\n", names[k],
+                    timed[k]->nbytes, s.median_ms, s.min_ms,
+                    cm_gbps((double)timed[k]->nbytes, s.median_ms));
+    }
+    if (csv && fclose(csv) != 0) {
+        fprintf(stderr, "cannot write %s\n", opt.csv);
+        return CM_EXIT_FAIL;
+    }
+    free(h_printed);
+
+    CURAND_CHECK(curandDestroyGenerator(gen));
+    CURAND_CHECK(curandDestroyGenerator(host_gen));
+    cm_array *all[5] = {&x, &z, &r, &u, &big};
+    for (int k = 0; k < 5; k++)
+        cm_array_free(all[k]);
+    printf("\n");
+    return cm_verdict_report(&verdict);
+}

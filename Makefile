@@ -1,0 +1,141 @@
+# Builds common/, every chapter NN_topic/ and the CTest suite; `make help`
+# lists targets and variables. Products go to $(BUILD)/ only: each chapter's
+# program is $(BUILD)/bin/NN_topic. A chapter is every .cu and .c file in
+# its folder; its main() lives in the .cu, so tests can link its .c files.
+
+CUDA_PATH   ?= /usr/local/cuda
+NVCC        ?= $(CUDA_PATH)/bin/nvcc
+# Compute capabilities, ascending: machine code for each (Turing through
+# Blackwell), plus PTX of the last so newer GPUs can JIT-compile it.
+SMS         ?= 75 80 86 89 90 100 120
+CFLAGS      ?= -O2 -g
+NVCCFLAGS   ?= -O2 -lineinfo
+STB_INCLUDE ?= $(firstword $(wildcard .deps/stb) /usr/include/stb)
+BUILD       ?= build
+SANITIZE    ?=
+ARGS        ?=
+JOBS        ?= $(shell nproc 2>/dev/null || echo 2)
+
+ifneq ($(SANITIZE),)
+  ifeq ($(SANITIZE),thread)
+    SAN_FLAGS := -fsanitize=thread
+  else
+    SAN_FLAGS := -fsanitize=address -fsanitize=undefined \
+                 -fno-sanitize-recover=all
+  endif
+  SAN_FLAGS += -fno-omit-frame-pointer
+  BUILD := build/sanitize-$(if $(filter thread,$(SANITIZE)),thread,address)
+  CTEST_LABEL := -L cpu
+endif
+
+BIN       := $(BUILD)/bin
+GENCODE   := $(foreach sm,$(SMS),-gencode arch=compute_$(sm),code=sm_$(sm)) \
+             -gencode arch=compute_$(lastword $(SMS)),code=compute_$(lastword $(SMS))
+CPPFLAGS  += -Icommon -I$(CUDA_PATH)/include -I$(STB_INCLUDE)
+C_ALL     := -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Werror \
+             $(CFLAGS) $(SAN_FLAGS) -MMD -MP
+NVCC_ALL  := $(GENCODE) $(NVCCFLAGS) -Werror all-warnings \
+             -Xcompiler -Wall,-Wextra,-Wno-missing-field-initializers \
+             $(foreach f,$(SAN_FLAGS),-Xcompiler $(f)) \
+             -MMD -MP
+# Linked by the C++ driver: cudart is static, so programs need no CUDA
+# library path at run time except for cuBLAS and cuRAND (found by rpath).
+LDLIBS    := -L$(CUDA_PATH)/lib64 -Wl,-rpath,$(CUDA_PATH)/lib64 \
+             -Wl,--as-needed -lcublas -lcurand -lcudart_static \
+             -lpthread -ldl -lrt -lm
+
+CHAPTERS  := $(sort $(patsubst %/,%,$(dir $(wildcard [0-9][0-9]_*/*.cu))))
+NEEDS_STB := 06_image_preprocess
+LIBCOMMON := $(BUILD)/lib/libcommon.a
+TESTS     := $(patsubst tests/%.c,$(BUILD)/tests/%,$(wildcard tests/test_*.c))
+
+num    = $(firstword $(subst _, ,$(1)))
+objs   = $(patsubst %,$(BUILD)/obj/%.o,$(wildcard $(1)/*.cu $(1)/*.c))
+c_objs = $(patsubst %,$(BUILD)/obj/%.o,$(wildcard $(1)/*.c))
+# tests/test_NN_x.c also links chapter NN's .c files.
+test_chapter = $(filter $(word 2,$(subst _, ,$(1)))_%,$(CHAPTERS))
+
+.PHONY: all test help clean stb
+.SECONDARY:
+.DEFAULT_GOAL := all
+all: $(LIBCOMMON) $(foreach ch,$(CHAPTERS),$(BIN)/$(ch)) $(TESTS)
+
+$(LIBCOMMON): $(patsubst %,$(BUILD)/obj/%.o,$(wildcard common/*.c))
+	@mkdir -p $(@D)
+	$(AR) rcs $@ $^
+
+$(BUILD)/obj/%.c.o: %.c
+	@mkdir -p $(@D)
+	$(CC) $(CPPFLAGS) $(C_ALL) -c $< -o $@
+
+$(BUILD)/obj/%.cu.o: %.cu
+	@mkdir -p $(@D)
+	$(NVCC) $(CPPFLAGS) $(NVCC_ALL) -c $< -o $@
+
+define CHAPTER_RULES
+$(BIN)/$(1): $(call objs,$(1)) $(LIBCOMMON)
+	@mkdir -p $$(@D)
+	$$(CXX) -o $$@ $$^ $$(LDFLAGS) $$(LDLIBS) $$(SAN_FLAGS)
+.PHONY: $(call num,$(1)) run-$(call num,$(1))
+$(call num,$(1)): $(BIN)/$(1)
+run-$(call num,$(1)): $(BIN)/$(1)
+	$(BIN)/$(1) $$(ARGS)
+$(if $(filter $(1),$(NEEDS_STB)),$(call objs,$(1)): | stb)
+endef
+$(foreach ch,$(CHAPTERS),$(eval $(call CHAPTER_RULES,$(ch))))
+
+.SECONDEXPANSION:
+$(BUILD)/tests/%: $(BUILD)/obj/tests/%.c.o \
+                  $$(call c_objs,$$(call test_chapter,$$*)) $(LIBCOMMON)
+	@mkdir -p $(@D)
+	$(CXX) -o $@ $^ $(LDFLAGS) $(LDLIBS) $(SAN_FLAGS)
+
+# need TEST,PACKAGE,WHAT: run the shell TEST; if it fails, install PACKAGE
+# with apt-get when we are root on a Debian-like system, else stop with one
+# line naming the command to run.
+need = if $(1); then :; \
+  elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+    echo "$(3) not found: installing $(2) with apt-get"; \
+    mkdir -p $(BUILD); \
+    { apt-get install -y --no-install-recommends $(2) || \
+      { apt-get update && apt-get install -y --no-install-recommends $(2); }; \
+    } >$(BUILD)/apt-$(2).log 2>&1 && $(1) || \
+    { echo "error: apt-get install $(2) failed, see $(BUILD)/apt-$(2).log" >&2; \
+      exit 1; }; \
+  else echo "error: $(3) not found; install it with: sudo apt-get install $(2)" >&2; \
+    exit 1; fi
+
+stb:
+	@$(call need,[ -f "$(STB_INCLUDE)/stb_image.h" ],libstb-dev,stb_image.h (STB_INCLUDE=$(STB_INCLUDE)))
+
+$(BUILD)/CTestTestfile.cmake: FORCE
+	@mkdir -p $(@D)
+	@printf '%s\n' 'set(BIN_DIR "$(abspath $(BIN))")' \
+	  'set(TEST_BIN_DIR "$(abspath $(BUILD)/tests)")' \
+	  'set(SRC_DIR "$(CURDIR)")' 'set(SANITIZE "$(SANITIZE)")' \
+	  'include("$(CURDIR)/tests/tests.cmake")' > $@
+FORCE:
+
+test: all $(BUILD)/CTestTestfile.cmake
+	cd $(BUILD) && ASAN_OPTIONS=protect_shadow_gap=0 \
+	  ctest --output-on-failure -j $(JOBS) $(CTEST_LABEL) $(CTEST_ARGS)
+
+clean:
+	rm -rf build
+
+help:
+	@echo "targets:"
+	@echo "  make             build common/, every chapter and the tests"
+	@echo "  make NN          build one chapter, e.g. make 03 -> $(BIN)/03_matmul"
+	@echo "  make run-NN      build and run it with the tutorial's sizes; ARGS=\"...\" passes options"
+	@echo "  make test        build and run the CTest suite (GPU tests skip without a GPU)"
+	@echo "  make test SANITIZE=1       CPU tests under ASan+UBSan (SANITIZE=thread: TSan)"
+	@echo "  make clean       remove build/"
+	@echo "chapters: $(CHAPTERS)"
+	@echo "variables (current value):"
+	@echo "  CUDA_PATH=$(CUDA_PATH)  NVCC=$(NVCC)"
+	@echo "  SMS=\"$(SMS)\"  (compute capabilities; SMS=90 builds for one GPU)"
+	@echo "  STB_INCLUDE=$(STB_INCLUDE)  CFLAGS=$(CFLAGS)  NVCCFLAGS=$(NVCCFLAGS)"
+	@echo "  BUILD=$(BUILD)  JOBS=$(JOBS)  CTEST_ARGS=$(CTEST_ARGS)"
+
+-include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)

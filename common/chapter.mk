@@ -1,0 +1,11 @@
+# Included by each chapter's Makefile, so that in NN_topic/ `make` builds the
+# chapter, `make run ARGS="..."` runs it, and `make test`, `make clean` work
+# as at the top. Variables given on the command line (SMS=90) pass through.
+NN := $(firstword $(subst _, ,$(notdir $(CURDIR))))
+all:
+	@$(MAKE) --no-print-directory -C .. $(NN)
+run:
+	@$(MAKE) --no-print-directory -C .. run-$(NN) ARGS='$(ARGS)'
+test clean help:
+	@$(MAKE) --no-print-directory -C .. $@
+.PHONY: all run test clean help

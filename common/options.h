@@ -1,0 +1,103 @@
+/* options.h - command-line options shared by every chapter, plus its own.
+ *
+ *   size_t n = 1000;
+ *   cm_opt mine[] = { {"n", CM_OPT_SIZE, &n, "N", "matrix size", NULL, 1, 0} };
+ *   cm_options opt = cm_options_default();
+ *   cm_parse_or_exit(&(cm_cli){"03_matmul", "what it does", mine, 1, NULL},
+ *                    &opt, argc, argv);
+ *
+ * --help prints usage and exits 0; a bad option prints one line to stderr and
+ * exits 2 (CM_EXIT_USAGE). Sizes take K/M/G/T (x1024) or kB/MB/GB/TB (x1000).
+ */
+#ifndef CM_OPTIONS_H
+#define CM_OPTIONS_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Exit codes every program in the project uses. */
+enum {
+    CM_EXIT_OK = 0,
+    CM_EXIT_FAIL = 1,       /* runtime failure or a FAIL verdict */
+    CM_EXIT_USAGE = 2,      /* bad command line */
+    CM_EXIT_NO_DEVICE = 77  /* no usable CUDA device (CTest: skipped) */
+};
+
+typedef enum {
+    CM_OPT_FLAG,    /* int*, set to 1 when given */
+    CM_OPT_INT,     /* long long*, range [min, max] */
+    CM_OPT_SIZE,    /* size_t*, suffixes allowed, range [min, max] */
+    CM_OPT_DOUBLE,  /* double*, must be finite and > 0 */
+    CM_OPT_STRING,  /* const char** */
+    CM_OPT_CHOICE   /* const char**, one of the '|'-separated choices */
+} cm_opt_type;
+
+/* One chapter-specific option. min/max bound INT and SIZE values; max 0
+ * means no upper bound beyond the type's. */
+typedef struct {
+    const char *name;     /* long name without "--" */
+    cm_opt_type type;
+    void *value;          /* where the parsed value goes; holds the default */
+    const char *metavar;  /* "N", "FILE", "SIZE", ... (NULL for flags) */
+    const char *help;     /* one line, no trailing period */
+    const char *choices;  /* CM_OPT_CHOICE: "fp64|fp32|all" */
+    long long min, max;
+} cm_opt;
+
+/* A program's command line: its name, a one-line summary, its own options
+ * and, if it takes any, the name of its positional arguments. */
+typedef struct {
+    const char *program;
+    const char *summary;
+    const cm_opt *opts;
+    size_t n_opts;
+    const char *positional;  /* e.g. "[IMAGE...]"; NULL: none accepted */
+} cm_cli;
+
+/* The options every chapter understands. */
+typedef struct {
+    long long device;  /* --device N */
+    long long repeat;  /* --repeat N: timed repetitions, median reported */
+    long long warmup;  /* --warmup N: untimed runs before timing */
+    const char *csv;   /* --csv FILE: also write results as CSV */
+    int quick;         /* --quick: small sizes, few repeats (for tests) */
+    int repeat_given;  /* 1 when --repeat / --warmup came from the user */
+    int warmup_given;
+    char **args;       /* positional arguments, if the cli accepts them */
+    int n_args;
+} cm_options;
+
+/* Defaults: device 0, 10 repeats, 2 warm-ups, no CSV, not quick. */
+cm_options cm_options_default(void);
+
+/* Parses argv. Returns 0 on success, 1 if --help was given (nothing else
+ * is done), -1 on a usage error with a one-line reason in err. */
+int cm_parse(const cm_cli *cli, cm_options *opt, int argc, char **argv,
+             char *err, size_t err_len);
+
+/* cm_parse, then: help -> usage on stdout, exit 0; error -> one line
+ * "program: reason (see --help)" on stderr, exit 2. */
+void cm_parse_or_exit(const cm_cli *cli, cm_options *opt, int argc,
+                      char **argv);
+
+/* Prints the usage text (chapter options, then common ones). */
+void cm_print_usage(const cm_cli *cli, const cm_options *defaults);
+
+/* "4096", "4K" (4096), "256M", "1G", "8kB" (8000), "2GiB". Returns 0 and
+ * sets *out, or -1 with a reason in err for empty, negative, non-numeric,
+ * unknown-suffix or overflowing text. Zero is accepted here; callers bound
+ * it with their minimum. */
+int cm_parse_size(const char *text, size_t *out, char *err, size_t err_len);
+
+/* Decimal integer within [min, max]. Returns 0, or -1 with a reason. */
+int cm_parse_int(const char *text, long long min, long long max,
+                 long long *out, char *err, size_t err_len);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* CM_OPTIONS_H */

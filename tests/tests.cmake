@@ -1,0 +1,66 @@
+# tests.cmake - the CTest suite, included from $(BUILD)/CTestTestfile.cmake,
+# which `make test` writes with BIN_DIR, TEST_BIN_DIR, SRC_DIR and SANITIZE.
+# Labels: cpu (runs anywhere) and gpu (exit 77 = skipped without a GPU).
+set(RUN sh "${SRC_DIR}/tests/run.sh")
+
+# Every tests/test_*.c is a CPU unit test with its own assertions.
+file(GLOB unit_tests "${TEST_BIN_DIR}/test_*")
+foreach(path ${unit_tests})
+  get_filename_component(name "${path}" NAME)
+  add_test(${name} "${path}")
+  set_tests_properties(${name} PROPERTIES LABELS cpu
+                       WORKING_DIRECTORY "${TEST_BIN_DIR}")
+endforeach()
+
+# cm_cpu_run(TEST MODE ARGS...): a run.sh check that must not need a GPU.
+# Devices are hidden, so a program that touched the GPU before rejecting
+# its options would exit 77 instead of 2 and fail the test.
+function(cm_cpu_run test)
+  add_test(${test} ${RUN} ${ARGN})
+  set_tests_properties(${test} PROPERTIES LABELS cpu
+                       ENVIRONMENT "CUDA_VISIBLE_DEVICES=-1")
+endfunction()
+
+# cm_usage(CHAPTER SUFFIX REGEX ARGS...): ARGS must be a usage error: exit 2
+# and one stderr line matching REGEX.
+function(cm_usage chapter suffix regex)
+  cm_cpu_run(${chapter}.usage_${suffix} exit 2 "${regex}"
+             "${BIN_DIR}/${chapter}" ${ARGN})
+endfunction()
+
+# cm_gpu(CHAPTER SUFFIX ARGS...): a run that must print PASS on a GPU.
+function(cm_gpu chapter suffix)
+  add_test(${chapter}.gpu_${suffix} ${RUN} pass "${BIN_DIR}/${chapter}"
+           ${ARGN})
+  set_tests_properties(${chapter}.gpu_${suffix} PROPERTIES LABELS gpu
+                       SKIP_RETURN_CODE 77)
+endfunction()
+
+# cm_chapter(CHAPTER [TAKES_ARGUMENTS]): the tests every chapter program
+# gets; a program without positional arguments must reject a stray one.
+function(cm_chapter chapter)
+  set(bin "${BIN_DIR}/${chapter}")
+  cm_gpu(${chapter} quick --quick)
+  cm_cpu_run(${chapter}.help help "${bin}" --help)
+  cm_cpu_run(${chapter}.no_gpu exit 77 "^no usable CUDA device: " "${bin}"
+             --quick)
+  cm_usage(${chapter} unknown_option "unknown option '--no-such-option'"
+           --no-such-option)
+  cm_usage(${chapter} missing_value "option '--repeat' needs a value"
+           --repeat)
+  cm_usage(${chapter} repeat_zero "--repeat: '0' must be at least 1"
+           --repeat 0)
+  cm_usage(${chapter} repeat_text "--repeat: 'ten' is not a whole number"
+           --repeat ten)
+  cm_usage(${chapter} device_negative "--device: '-1' must be at least 0"
+           --device -1)
+  list(FIND ARGN TAKES_ARGUMENTS takes_arguments)
+  if(takes_arguments EQUAL -1)
+    cm_usage(${chapter} stray_argument "unexpected argument 'extra'" extra)
+  endif()
+endfunction()
+
+file(GLOB chapter_tests "${SRC_DIR}/tests/[0-9][0-9]_*.cmake")
+foreach(file ${chapter_tests})
+  include("${file}")
+endforeach()
