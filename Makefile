@@ -24,7 +24,7 @@ ifneq ($(SANITIZE),)
                  -fno-sanitize-recover=all
   endif
   SAN_FLAGS += -fno-omit-frame-pointer
-  BUILD := build/sanitize-$(if $(filter thread,$(SANITIZE)),thread,address)
+  override BUILD := $(BUILD)/sanitize-$(if $(filter thread,$(SANITIZE)),thread,address)
   CTEST_LABEL := -L cpu
 endif
 
@@ -44,18 +44,24 @@ LDLIBS    := -L$(CUDA_PATH)/lib64 -Wl,-rpath,$(CUDA_PATH)/lib64 \
              -Wl,--as-needed -lcublas -lcurand -lcudart_static \
              -lpthread -ldl -lrt -lm
 
-CHAPTERS  := $(sort $(patsubst %/,%,$(dir $(wildcard [0-9][0-9]_*/*.cu))))
+# CHAPTERS="03_matmul" on the command line builds and tests just those.
+CHAPTERS  ?= $(sort $(patsubst %/,%,$(dir $(wildcard [0-9][0-9]_*/*.cu))))
 NEEDS_STB := 06_image_preprocess
 LIBCOMMON := $(BUILD)/lib/libcommon.a
-TESTS     := $(patsubst tests/%.c,$(BUILD)/tests/%,$(wildcard tests/test_*.c))
 
 num    = $(firstword $(subst _, ,$(1)))
 objs   = $(patsubst %,$(BUILD)/obj/%.o,$(wildcard $(1)/*.cu $(1)/*.c))
 c_objs = $(patsubst %,$(BUILD)/obj/%.o,$(wildcard $(1)/*.c))
-# tests/test_NN_x.c also links chapter NN's .c files.
+# tests/test_NN_x.c belongs to chapter NN: it links that chapter's .c
+# files and is built only with the chapter.
 test_chapter = $(filter $(word 2,$(subst _, ,$(1)))_%,$(CHAPTERS))
+CHAPTER_TESTS := $(wildcard tests/test_[0-9][0-9]_*.c)
+UNIT_TESTS := $(patsubst tests/%.c,%,\
+  $(filter-out $(CHAPTER_TESTS),$(wildcard tests/test_*.c)) \
+  $(foreach t,$(CHAPTER_TESTS),$(if $(call test_chapter,$(notdir $(t))),$(t))))
+TESTS     := $(UNIT_TESTS:%=$(BUILD)/tests/%)
 
-.PHONY: all test help clean stb
+.PHONY: all test help clean stb FORCE
 .SECONDARY:
 .DEFAULT_GOAL := all
 all: $(LIBCOMMON) $(foreach ch,$(CHAPTERS),$(BIN)/$(ch)) $(TESTS)
@@ -113,6 +119,7 @@ $(BUILD)/CTestTestfile.cmake: FORCE
 	@printf '%s\n' 'set(BIN_DIR "$(abspath $(BIN))")' \
 	  'set(TEST_BIN_DIR "$(abspath $(BUILD)/tests)")' \
 	  'set(SRC_DIR "$(CURDIR)")' 'set(SANITIZE "$(SANITIZE)")' \
+	  'set(UNIT_TESTS "$(UNIT_TESTS)")' 'set(CHAPTERS "$(CHAPTERS)")' \
 	  'include("$(CURDIR)/tests/tests.cmake")' > $@
 FORCE:
 
@@ -137,5 +144,8 @@ help:
 	@echo "  SMS=\"$(SMS)\"  (compute capabilities; SMS=90 builds for one GPU)"
 	@echo "  STB_INCLUDE=$(STB_INCLUDE)  CFLAGS=$(CFLAGS)  NVCCFLAGS=$(NVCCFLAGS)"
 	@echo "  BUILD=$(BUILD)  JOBS=$(JOBS)  CTEST_ARGS=$(CTEST_ARGS)"
+	@echo "  CHAPTERS=\"...\"  (build and test only these chapter folders)"
 
+# A chapter may add its own targets (e.g. plot-07) in NN_topic/extra.mk.
+-include $(wildcard $(CHAPTERS:%=%/extra.mk))
 -include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)

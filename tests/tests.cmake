@@ -1,13 +1,14 @@
 # tests.cmake - the CTest suite, included from $(BUILD)/CTestTestfile.cmake,
-# which `make test` writes with BIN_DIR, TEST_BIN_DIR, SRC_DIR and SANITIZE.
+# which `make test` writes with BIN_DIR, TEST_BIN_DIR, SRC_DIR, SANITIZE,
+# UNIT_TESTS (built tests/test_*.c) and CHAPTERS (built chapter folders).
 # Labels: cpu (runs anywhere) and gpu (exit 77 = skipped without a GPU).
 set(RUN sh "${SRC_DIR}/tests/run.sh")
 
 # Every tests/test_*.c is a CPU unit test with its own assertions.
-file(GLOB unit_tests "${TEST_BIN_DIR}/test_*")
-foreach(path ${unit_tests})
-  get_filename_component(name "${path}" NAME)
-  add_test(${name} "${path}")
+separate_arguments(UNIT_TESTS)
+separate_arguments(CHAPTERS)
+foreach(name ${UNIT_TESTS})
+  add_test(${name} "${TEST_BIN_DIR}/${name}")
   set_tests_properties(${name} PROPERTIES LABELS cpu
                        WORKING_DIRECTORY "${TEST_BIN_DIR}")
 endforeach()
@@ -60,7 +61,10 @@ function(cm_chapter chapter)
   endif()
 endfunction()
 
-file(GLOB chapter_tests "${SRC_DIR}/tests/[0-9][0-9]_*.cmake")
-foreach(file ${chapter_tests})
-  include("${file}")
+# Each chapter's own tests live in tests/<chapter>.cmake.
+foreach(chapter ${CHAPTERS})
+  if(NOT EXISTS "${SRC_DIR}/tests/${chapter}.cmake")
+    message(FATAL_ERROR "tests/${chapter}.cmake is missing")
+  endif()
+  include("${SRC_DIR}/tests/${chapter}.cmake")
 endforeach()
