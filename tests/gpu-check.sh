@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# gpu-check.sh - the whole check on a machine with a GPU, in one go: build
+# for that GPU, `make test` (a skipped GPU test counts as a failure here),
+# compute-sanitizer memcheck of every chapter's --quick run (racecheck too
+# for the chapters in RACECHECK), then every README capture, i.e. each
+# "<!-- capture: CMD -->" line in NN_*/README.md, run and saved for
+# tests/fill-captures.py. Everything lands in OUTDIR, bundled as
+# OUTDIR/gpu-check.tgz; a short summary is printed last.
+#
+#   tests/gpu-check.sh OUTDIR [SMS]        (SMS default 90, the H200's)
+set -u
+out=${1:?usage: tests/gpu-check.sh OUTDIR [SMS]}
+sms=${2:-90}
+racecheck=${RACECHECK:-"05_hybrid_threads 06_image_preprocess 07_bandwidth"}
+cd "$(dirname "$0")/.." || exit 1
+mkdir -p "$out/logs" "$out/captures"
+summary="$out/summary.txt"
+: >"$summary"
+note() { echo "$*" | tee -a "$summary"; }
+
+nvidia-smi --query-gpu=name,driver_version --format=csv,noheader \
+    >"$out/captures/gpu.txt" 2>&1
+date -u +%Y-%m-%d >>"$out/captures/gpu.txt"
+note "gpu: $(tr '\n' ' ' <"$out/captures/gpu.txt")"
+
+if ! make -j"$(nproc)" SMS="$sms" >"$out/logs/build.log" 2>&1; then
+    note "BUILD FAILED"; tail -30 "$out/logs/build.log"; exit 1
+fi
+make test SMS="$sms" >"$out/logs/ctest.log" 2>&1
+test_rc=$?
+note "make test: rc=$test_rc; $(grep -E 'tests passed|tests failed' \
+    "$out/logs/ctest.log")"
+if grep -q 'did not run' "$out/logs/ctest.log"; then
+    note "SKIPPED TESTS (a failure on a GPU machine):"
+    sed -n '/did not run/,$p' "$out/logs/ctest.log" | tee -a "$summary"
+fi
+grep -E '\*\*\*Failed|Not Run|Timeout' "$out/logs/ctest.log" |
+    tee -a "$summary"
+
+for bin in build/bin/*; do
+    name=$(basename "$bin")
+    compute-sanitizer --tool memcheck --leak-check full --error-exitcode 9 \
+        "$bin" --quick >"$out/logs/memcheck-$name.log" 2>&1
+    note "memcheck  $name: rc=$? $(grep 'ERROR SUMMARY' \
+        "$out/logs/memcheck-$name.log" | tail -1)"
+    case " $racecheck " in *" $name "*)
+        compute-sanitizer --tool racecheck --error-exitcode 9 \
+            "$bin" --quick >"$out/logs/racecheck-$name.log" 2>&1
+        note "racecheck $name: rc=$? $(grep -E 'RACECHECK SUMMARY|ERROR SUMMARY' \
+            "$out/logs/racecheck-$name.log" | tail -1)";;
+    esac
+done
+
+# README captures: one file per marker, named by an index kept beside them.
+index="$out/captures/index.tsv"
+: >"$index"
+n=0
+for readme in [0-9][0-9]_*/README.md README.md; do
+    [ -f "$readme" ] || continue
+    grep -o '<!-- capture: .* -->' "$readme" |
+        sed 's/^<!-- capture: //; s/ -->$//' |
+        while IFS= read -r cmd; do
+            n=$((n + 1))
+            id="$(dirname "$readme" | tr / _)-$n"
+            start=$SECONDS
+            bash -c "$cmd" >"$out/captures/$id.txt" 2>&1 </dev/null
+            rc=$?
+            printf '%s\t%s\t%s\t%s\n' "$id" "$readme" "$cmd" "$rc" >>"$index"
+            note "capture $id rc=$rc ($((SECONDS - start)) s): $cmd"
+        done
+done
+
+tar czf "$out/gpu-check.tgz" -C "$out" logs captures summary.txt
+echo "---- summary"
+cat "$summary"
