@@ -7,12 +7,19 @@
 # tests/fill-captures.py. Everything lands in OUTDIR, bundled as
 # OUTDIR/gpu-check.tgz; a short summary is printed last.
 #
-#   tests/gpu-check.sh OUTDIR [SMS]        (SMS default 90, the H200's)
+#   tests/gpu-check.sh OUTDIR [all|check|capture]
+#
+# "check" is the build, tests and sanitizers; "capture" the README runs
+# (it builds first if needed). Environment: SMS (default 90, the H200's),
+# CHAPTERS (limit both phases to these folders), RACECHECK (chapters that
+# also get racecheck).
 set -u
-out=${1:?usage: tests/gpu-check.sh OUTDIR [SMS]}
-sms=${2:-90}
+out=${1:?usage: tests/gpu-check.sh OUTDIR [all|check|capture]}
+phase=${2:-all}
+sms=${SMS:-90}
 racecheck=${RACECHECK:-"05_hybrid_threads 06_image_preprocess 07_bandwidth"}
 cd "$(dirname "$0")/.." || exit 1
+chapters=${CHAPTERS:-$(ls -d [0-9][0-9]_*/ | tr -d / | tr '\n' ' ')}
 mkdir -p "$out/logs" "$out/captures"
 summary="$out/summary.txt"
 : >"$summary"
@@ -23,10 +30,13 @@ nvidia-smi --query-gpu=name,driver_version --format=csv,noheader \
 date -u +%Y-%m-%d >>"$out/captures/gpu.txt"
 note "gpu: $(tr '\n' ' ' <"$out/captures/gpu.txt")"
 
-if ! make -j"$(nproc)" SMS="$sms" >"$out/logs/build.log" 2>&1; then
+if ! make -j"$(nproc)" SMS="$sms" CHAPTERS="$chapters" \
+        >"$out/logs/build.log" 2>&1; then
     note "BUILD FAILED"; tail -30 "$out/logs/build.log"; exit 1
 fi
-make test SMS="$sms" >"$out/logs/ctest.log" 2>&1
+
+if [ "$phase" != capture ]; then
+make test SMS="$sms" CHAPTERS="$chapters" >"$out/logs/ctest.log" 2>&1
 test_rc=$?
 note "make test: rc=$test_rc; $(grep -E 'tests passed|tests failed' \
     "$out/logs/ctest.log")"
@@ -37,8 +47,8 @@ fi
 grep -E '\*\*\*Failed|Not Run|Timeout' "$out/logs/ctest.log" |
     tee -a "$summary"
 
-for bin in build/bin/*; do
-    name=$(basename "$bin")
+for name in $chapters; do
+    bin=build/bin/$name
     compute-sanitizer --tool memcheck --leak-check full --error-exitcode 9 \
         "$bin" --quick >"$out/logs/memcheck-$name.log" 2>&1
     note "memcheck  $name: rc=$? $(grep 'ERROR SUMMARY' \
@@ -51,11 +61,15 @@ for bin in build/bin/*; do
     esac
 done
 
+fi
+
 # README captures: one file per marker, named by an index kept beside them.
+if [ "$phase" != check ]; then
 index="$out/captures/index.tsv"
 : >"$index"
 n=0
-for readme in [0-9][0-9]_*/README.md README.md; do
+for chapter in $chapters; do
+    readme=$chapter/README.md
     [ -f "$readme" ] || continue
     grep -o '<!-- capture: .* -->' "$readme" |
         sed 's/^<!-- capture: //; s/ -->$//' |
@@ -69,6 +83,7 @@ for readme in [0-9][0-9]_*/README.md README.md; do
             note "capture $id rc=$rc ($((SECONDS - start)) s): $cmd"
         done
 done
+fi
 
 tar czf "$out/gpu-check.tgz" -C "$out" logs captures summary.txt
 echo "---- summary"
