@@ -1,0 +1,356 @@
+/* 07_bandwidth - how fast data crosses between host and GPU, measured
+ * right: pageable vs pinned memory, many small copies vs one batched copy,
+ * both directions at once, copies overlapped with compute.
+ *
+ * Mirrors section 2.24.5 of the tutorial:
+ *     x_np = np.random.rand(10000, 10000)
+ *     start_time = time.time()
+ *     x_cp = cp.asarray(x_np)
+ *     transfer_time = time.time() - start_time
+ * and corrects it: that first call also starts the driver and creates the
+ * CUDA context, so its "bandwidth" is mostly start-up; its pinned example
+ * (`cp pinned_array(x_np)`) is not valid code; and its "batched transfer"
+ * is ten separate 800 MB copies, not a batch.
+ *
+ * Run: make run-07    (options: make run-07 ARGS="--help"; a size sweep:
+ *      make run-07 ARGS="--sweep --csv sweep.csv", then make plot-07)
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cuda_runtime.h>
+
+#include "alloc.h"
+#include "bandwidth.h"
+#include "ceiling.h"
+#include "check.h"
+#include "device.h"
+#include "files.h"
+#include "options.h"
+#include "plan.h"
+#include "random.h"
+#include "timing.h"
+#include "units.h"
+
+static const uint64_t RANDOM_SEED = 2245;
+/* Pinned copies of these sizes (bytes) define the link's practical
+ * maximum; large enough that the fixed cost per copy is negligible. */
+static const size_t CEILING_BYTES[3] = {16u << 20, 64u << 20, 256u << 20};
+static const size_t QUICK_CEILING_BYTES[3] = {1u << 20, 2u << 20, 4u << 20};
+
+/* For the host clock: a pageable cudaMemcpy host-to-device may return
+ * once the last piece is staged, before it reaches the GPU, so we wait
+ * for the device before the clock is read. */
+static void copy_and_wait_region(void *ctx)
+{
+    bw_copy_region(ctx);
+    CUDA_CHECK(cudaDeviceSynchronize());
+}
+
+/* Part 1: the tutorial's timing (first call, host clock) beside the right
+ * one (warm-up, CUDA events, median), for pageable memory both ways. The
+ * device is selected here, inside the first timed step, because that is
+ * where the tutorial's first cp.asarray pays for it. */
+static void part1_tutorial(bw_report *r, bw_buffers *b, int device,
+                           size_t device_bytes, size_t side)
+{
+    char text[64];
+    double t0 = cm_now_ms();
+    struct cudaDeviceProp prop;
+    cm_select_device(device, &prop);
+    double startup_ms = cm_now_ms() - t0;
+    printf("copy engines: %d; GB/s = 1e9 bytes/s; each rate counts the "
+           "array's bytes once per\ndirection moved\n", prop.asyncEngineCount);
+    printf("\n1. The tutorial's measurement: x_cp = cp.asarray(x_np), "
+           "x_np a %zu x %zu float64\n   array of %s\n", side, side,
+           cm_fmt_bytes(b->bytes, text, sizeof text));
+    cm_require_device_bytes(device_bytes, "the arrays of this chapter");
+    t0 = cm_now_ms();
+    CUDA_CHECK(cudaMalloc(&b->d_x, b->bytes));
+    double malloc_ms = cm_now_ms() - t0;
+    t0 = cm_now_ms();
+    CUDA_CHECK(cudaMemcpy(b->d_x, b->h_x, b->bytes, cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaDeviceSynchronize());
+    double first_h2d_ms = cm_now_ms() - t0;
+    /* cp.asnumpy-style: into memory the OS has not handed over yet, so
+     * the first copy also pays a page fault per 4 KiB page. */
+    t0 = cm_now_ms();
+    CUDA_CHECK(cudaMemcpy(b->h_scratch, b->d_x, b->bytes,
+                          cudaMemcpyDeviceToHost));
+    double first_d2h_ms = cm_now_ms() - t0;
+    double tutorial_ms = startup_ms + malloc_ms + first_h2d_ms;
+    double bytes = (double)b->bytes;
+    printf("   first calls, host clock (what time.time() around them "
+           "sees):\n");
+    printf("     start-up: driver + context (cudaSetDevice) %10.1f ms\n",
+           startup_ms);
+    printf("     cudaMalloc of the array                    %10.1f ms\n",
+           malloc_ms);
+    printf("     first cudaMemcpy H2D                       %10.1f ms "
+           "%7.2f GB/s\n", first_h2d_ms, cm_gbps(bytes, first_h2d_ms));
+    printf("     = the tutorial's first cp.asarray          %10.1f ms "
+           "%7.2f GB/s\n", tutorial_ms, cm_gbps(bytes, tutorial_ms));
+    printf("       (it prints %.1f \"MB/s\": its MB is 2^20 bytes)\n",
+           bytes / 1048576.0 / (tutorial_ms * 1e-3));
+    printf("     first cudaMemcpy D2H, fresh malloc memory  %10.1f ms "
+           "%7.2f GB/s\n", first_d2h_ms, cm_gbps(bytes, first_d2h_ms));
+    bw_check_host(&r->verdict, "first round trip", b->h_scratch, b->h_x,
+                  b->bytes);
+    bw_add_row(r, "pageable H2D, tutorial way", b->bytes, "H2D",
+               tutorial_ms);
+
+    /* The right way: the same copies, warm, many times, median. Host
+     * clock and CUDA events agree once the first-call costs are gone. */
+    printf("   warm (after %d untimed), median of %d:\n%37s%22s\n",
+           r->warmup, r->repeat, "host clock", "CUDA events");
+    bw_copy h2d = {b->d_x, b->h_x, b->bytes, cudaMemcpyHostToDevice, 0, 0};
+    bw_copy d2h = {b->h_scratch, b->d_x, b->bytes, cudaMemcpyDeviceToHost,
+                   0, 0};
+    const char *names[2] = {"pageable H2D", "pageable D2H"};
+    bw_copy *jobs[2] = {&h2d, &d2h};
+    double *rates[2] = {&b->pageable_h2d_gbps, &b->pageable_d2h_gbps};
+    for (int k = 0; k < 2; k++) {
+        if (k == 0)
+            bw_poison_device(b->d_x, b->bytes);
+        else
+            bw_poison_host(b->h_scratch, b->bytes);
+        cm_stats host = cm_time_host(copy_and_wait_region, jobs[k],
+                                     r->warmup, r->repeat);
+        cm_stats events = cm_time_events(bw_copy_region, jobs[k], 0,
+                                         r->warmup, r->repeat);
+        printf("     %s, cudaMemcpy %8.2f ms %7.2f GB/s %8.2f ms "
+               "%7.2f GB/s\n", names[k], host.median_ms,
+               cm_gbps(bytes, host.median_ms), events.median_ms,
+               cm_gbps(bytes, events.median_ms));
+        *rates[k] = bw_add_row(r, names[k], b->bytes,
+                               k == 0 ? "H2D" : "D2H", events.median_ms);
+        if (k == 0)
+            bw_check_device(&r->verdict, "pageable H2D", b->d_x, b->h_x,
+                            b->bytes, b->h_scratch);
+        else
+            bw_check_host(&r->verdict, "pageable D2H", b->h_scratch,
+                          b->h_x, b->bytes);
+    }
+}
+
+/* Part 2: pinned memory. The copy engine can read only memory that stays
+ * put at a known physical address; pageable memory is first copied by the
+ * CPU into a pinned staging buffer inside the driver, pinned memory is
+ * read by the engine directly (DMA). */
+static void part2_pinned(bw_report *r, bw_buffers *b, int quick)
+{
+    char text[64];
+    double bytes = (double)b->bytes;
+    printf("\n2. Pinned (page-locked) host memory, the same %s\n",
+           cm_fmt_bytes(b->bytes, text, sizeof text));
+    /* Pinning is slow (the OS locks every page), so pin once and reuse.
+     * cudaHostAlloc with flags is the general form of cudaMallocHost. */
+    double t0 = cm_now_ms();
+    CUDA_CHECK(cudaMallocHost(&b->h_pinned, b->bytes));
+    double pin_ms = cm_now_ms() - t0;
+    t0 = cm_now_ms();
+    CUDA_CHECK(cudaHostAlloc(&b->h_pinned_back, b->bytes,
+                             cudaHostAllocDefault));
+    double pin_back_ms = cm_now_ms() - t0;
+    memcpy(b->h_pinned, b->h_x, b->bytes);
+    printf("   cudaMallocHost took %.1f ms, cudaHostAlloc %.1f ms: pin once, "
+           "reuse\n", pin_ms, pin_back_ms);
+
+    cudaStream_t stream;
+    CUDA_CHECK(cudaStreamCreate(&stream));
+    bw_copy h2d = {b->d_x, b->h_pinned, b->bytes, cudaMemcpyHostToDevice,
+                   stream, 1};
+    bw_copy d2h = {b->h_pinned_back, b->d_x, b->bytes,
+                   cudaMemcpyDeviceToHost, stream, 1};
+    bw_poison_device(b->d_x, b->bytes);
+    cm_stats s = cm_time_events(bw_copy_region, &h2d, stream, r->warmup,
+                                r->repeat);
+    b->pinned_h2d_gbps = bw_add_row(r, "pinned H2D", b->bytes, "H2D",
+                                    s.median_ms);
+    bw_check_device(&r->verdict, "pinned H2D", b->d_x, b->h_x, b->bytes,
+                    b->h_scratch);
+    bw_poison_host(b->h_pinned_back, b->bytes);
+    cm_stats t = cm_time_events(bw_copy_region, &d2h, stream, r->warmup,
+                                r->repeat);
+    b->pinned_d2h_gbps = bw_add_row(r, "pinned D2H", b->bytes, "D2H",
+                                    t.median_ms);
+    bw_check_host(&r->verdict, "pinned D2H", b->h_pinned_back, b->h_x,
+                  b->bytes);
+    CUDA_CHECK(cudaStreamDestroy(stream));
+    printf("   cudaMemcpyAsync, median of %d: H2D %.2f ms %.2f GB/s "
+           "(%.2fx pageable),\n   D2H %.2f ms %.2f GB/s (%.2fx pageable)\n",
+           r->repeat, s.median_ms, b->pinned_h2d_gbps,
+           b->pinned_h2d_gbps / b->pageable_h2d_gbps, t.median_ms,
+           b->pinned_d2h_gbps, b->pinned_d2h_gbps / b->pageable_d2h_gbps);
+
+    /* The practical maximum of the link: the best median over pinned
+     * copies of other sizes, measured now on this machine. */
+    const size_t *sizes = quick ? QUICK_CEILING_BYTES : CEILING_BYTES;
+    char size_text[3][32];
+    for (int i = 0; i < 3; i++)
+        cm_fmt_bytes_short(sizes[i], size_text[i], sizeof size_text[i]);
+    printf("   the link's practical maximum: the best pinned median over "
+           "copies of\n   %s, %s and %s:\n", size_text[0], size_text[1],
+           size_text[2]);
+    enum cudaMemcpyKind kinds[2] = {cudaMemcpyHostToDevice,
+                                    cudaMemcpyDeviceToHost};
+    double *best[2] = {&b->link_h2d_gbps, &b->link_d2h_gbps};
+    double mine[2] = {b->pinned_h2d_gbps, b->pinned_d2h_gbps};
+    for (int k = 0; k < 2; k++) {
+        int best_i = 0;
+        *best[k] = 0;
+        for (int i = 0; i < 3; i++) {
+            double g = cm_measure_pinned_gbps(sizes[i], kinds[k], r->warmup,
+                                              r->repeat);
+            if (g > *best[k]) {
+                *best[k] = g;
+                best_i = i;
+            }
+        }
+        printf("     %s %.2f GB/s (at %s): the %s copy above reaches "
+               "%.1f%% of it\n", k ? "D2H" : "H2D", *best[k],
+               size_text[best_i], cm_fmt_bytes_short(b->bytes, text, 32),
+               100.0 * mine[k] / *best[k]);
+    }
+    /* And the raw rate of the PCIe link it runs over, if sysfs tells. */
+    struct cudaDeviceProp prop;
+    int device;
+    CUDA_CHECK(cudaGetDevice(&device));
+    CUDA_CHECK(cudaGetDeviceProperties(&prop, device));
+    double raw = bw_pcie_link_gbps(prop.pciDomainID, prop.pciBusID,
+                                   prop.pciDeviceID, text, sizeof text);
+    if (raw > 0)
+        printf("   %s: %.2f GB/s raw per direction; the best pinned copy "
+               "is %.0f%% of it\n   (packet headers and flow control take "
+               "the rest)\n", text, raw,
+               100.0 * (b->link_h2d_gbps > b->link_d2h_gbps
+                            ? b->link_h2d_gbps : b->link_d2h_gbps) / raw);
+    else
+        printf("   PCIe link speed not readable from /sys: raw rate "
+               "unknown\n");
+}
+
+static void usage_error(const char *reason)
+{
+    fprintf(stderr, "07_bandwidth: %s (see --help)\n", reason);
+    exit(CM_EXIT_USAGE);
+}
+
+static size_t smaller(size_t a, size_t b) { return a < b ? a : b; }
+
+int main(int argc, char **argv)
+{
+    const size_t MIN_DEFAULT = 4096, MAX_DEFAULT = (size_t)1 << 30;
+    size_t side = 10000, arrays = 1000, array_bytes = 8192;
+    size_t chunks = 16, streams = 4, sweep_min = MIN_DEFAULT;
+    size_t sweep_max = MAX_DEFAULT;
+    long long work = 200;
+    int sweep = 0;
+    cm_opt own[] = {
+        {"n", CM_OPT_SIZE, &side, "N",
+         "side of the N x N float64 array", NULL, 1, 1 << 20},
+        {"arrays", CM_OPT_SIZE, &arrays, "N", "number of small arrays (part 3)",
+         NULL, 1, 1 << 20},
+        {"array-bytes", CM_OPT_SIZE, &array_bytes, "SIZE",
+         "bytes per small array, multiple of 8", NULL, 8, 1 << 30},
+        {"chunks", CM_OPT_SIZE, &chunks, "N",
+         "chunks of the copy-compute pipeline", NULL, 1, 4096},
+        {"streams", CM_OPT_SIZE, &streams, "N",
+         "streams of the copy-compute pipeline", NULL, 1, 32},
+        {"work", CM_OPT_INT, &work, "N",
+         "sqrt steps per element in its kernel", NULL, 1, 100000},
+        {"sweep", CM_OPT_FLAG, &sweep, NULL,
+         "instead: sizes min..max, both ways", NULL, 0, 0},
+        {"min", CM_OPT_SIZE, &sweep_min, "SIZE", "smallest size of --sweep",
+         NULL, 1, 0},
+        {"max", CM_OPT_SIZE, &sweep_max, "SIZE", "largest size of --sweep",
+         NULL, 1, (long long)1 << 40},
+    };
+    cm_cli cli = {"07_bandwidth",
+                  "Host-GPU transfer bandwidth measured right: pageable vs "
+                  "pinned, batched,\noverlapped (mirrors section 2.24.5).",
+                  own, sizeof own / sizeof own[0], NULL};
+    cm_options opt = cm_options_default();
+    cm_parse_or_exit(&cli, &opt, argc, argv);
+
+    /* Every input is checked before the GPU is touched. */
+    if (array_bytes % sizeof(double) != 0)
+        usage_error("--array-bytes must be a multiple of 8 (float64)");
+    if (!sweep && (sweep_min != MIN_DEFAULT || sweep_max != MAX_DEFAULT))
+        usage_error("--min and --max set the range of --sweep");
+    if (sweep_min > sweep_max)
+        usage_error("--min must not be larger than --max");
+    if (chunks > side * side)
+        usage_error("--chunks must not exceed the N x N elements");
+    if (opt.quick) {
+        side = smaller(side, 512);
+        arrays = smaller(arrays, 200);
+        array_bytes = smaller(array_bytes, 4096);
+        chunks = smaller(chunks, 4);
+        streams = smaller(streams, 2);
+        work = work < 16 ? work : 16;
+        sweep_max = smaller(sweep_max, 4 << 20);
+        sweep_min = smaller(sweep_min, sweep_max);
+        if (!opt.repeat_given)
+            opt.repeat = 3;
+        if (!opt.warmup_given)
+            opt.warmup = 1;
+    }
+    if (opt.csv) {
+        cm_out_file probe;   /* fail now, not after the measurements */
+        if (cm_out_open(&probe, opt.csv) != 0) {
+            fprintf(stderr, "07_bandwidth: %s\n", probe.error);
+            return CM_EXIT_FAIL;
+        }
+        cm_out_abort(&probe);
+    }
+
+    if (sweep) {
+        bw_require_host_bytes(cm_mul_size(4, sweep_max, "--max"),
+                           "the sweep's four host buffers");
+        cm_select_device((int)opt.device, NULL);
+        cm_require_device_bytes(sweep_max, "the sweep's device buffer");
+        return bw_sweep(sweep_min, sweep_max, (int)opt.warmup,
+                        (int)opt.repeat, opt.csv);
+    }
+
+    size_t bytes = cm_mul_size(cm_mul_size(side, side, "--n"),
+                               sizeof(double), "--n");
+    size_t small_bytes = cm_mul_size(arrays, array_bytes, "--arrays");
+    size_t ceiling = opt.quick ? QUICK_CEILING_BYTES[2] : CEILING_BYTES[2];
+    bw_require_host_bytes(4 * bytes + 4 * small_bytes + ceiling,
+                       "the arrays of this chapter");
+
+    /* x_np = np.random.rand(10000, 10000), in ordinary (pageable) memory:
+     * filling it also makes the OS hand over every page. */
+    bw_report report;
+    memset(&report, 0, sizeof report);
+    report.warmup = (int)opt.warmup;
+    report.repeat = (int)opt.repeat;
+    bw_buffers b;
+    memset(&b, 0, sizeof b);
+    b.bytes = bytes;
+    double *h_x = (double *)cm_host_alloc(bytes, "x_np");
+    cm_fill_uniform_f64(h_x, side * side, RANDOM_SEED);
+    b.h_x = h_x;
+    b.h_scratch = (double *)cm_host_alloc(bytes, "the copy back");
+
+    part1_tutorial(&report, &b, (int)opt.device,
+                   2 * bytes + small_bytes + ceiling, side);
+    CUDA_CHECK(cudaMalloc(&b.d_y, bytes));
+    part2_pinned(&report, &b, opt.quick);
+    bw_small_copies(&report, arrays, array_bytes);
+    bw_overlap(&report, &b, chunks, streams, (int)work);
+    int csv_failed = bw_summary(&report, &b, opt.csv);
+
+    CUDA_CHECK(cudaFree(b.d_x));
+    CUDA_CHECK(cudaFree(b.d_y));
+    CUDA_CHECK(cudaFreeHost(b.h_pinned));
+    CUDA_CHECK(cudaFreeHost(b.h_pinned_back));
+    free(h_x);
+    free(b.h_scratch);
+    int status = cm_verdict_report(&report.verdict);
+    return csv_failed ? CM_EXIT_FAIL : status;
+}

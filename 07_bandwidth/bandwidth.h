@@ -1,0 +1,95 @@
+/* bandwidth.h - what the parts of chapter 07 share: the copy helpers, the
+ * buffers of the tutorial's array and the summary the parts add rows to.
+ *
+ *   bw_copy c = {d_x, h_x, bytes, cudaMemcpyHostToDevice, 0, 0};
+ *   cm_stats s = cm_time_events(bw_copy_region, &c, 0, warmup, repeat);
+ *   bw_add_row(&report, "pageable H2D", bytes, "H2D", s.median_ms);
+ */
+#ifndef BW_BANDWIDTH_H
+#define BW_BANDWIDTH_H
+
+#include <stddef.h>
+#include <cuda_runtime_api.h>
+
+#include "chart.h"
+#include "verify.h"
+
+enum { BW_MAX_ROWS = 24 };
+
+/* The summary of a run and its verdict. */
+typedef struct {
+    int warmup, repeat;            /* --warmup, --repeat */
+    bw_row rows[BW_MAX_ROWS];
+    size_t n_rows;
+    cm_verdict verdict;
+    /* Benchmark ratios the parts measure (0 when not measured). */
+    double batched_speedup;   /* packed copy vs one by one, pageable */
+    double both_ways_ratio;   /* H2D+D2H at once vs the faster alone */
+} bw_report;
+
+/* Adds a summary row: `bytes` moved in `ms`, `what` says which bytes
+ * ("H2D", "D2H", "H2D+D2H"). Returns its GB/s (1e9 bytes/s). */
+double bw_add_row(bw_report *r, const char *label, size_t bytes,
+                  const char *what, double ms);
+
+/* One copy as a timed region: cudaMemcpy when async is 0 (the plain call,
+ * on the legacy default stream), else cudaMemcpyAsync on stream. */
+typedef struct {
+    void *dst;
+    const void *src;
+    size_t bytes;
+    enum cudaMemcpyKind kind;
+    cudaStream_t stream;
+    int async;
+} bw_copy;
+void bw_copy_region(void *ctx);
+
+/* Fills device or host memory with 0xFF bytes (NaN as float64), so that a
+ * copy that never happened cannot pass the check after it. */
+void bw_poison_device(void *d_buf, size_t bytes);
+void bw_poison_host(void *h_buf, size_t bytes);
+
+/* Checks that `bytes` at d_buf (copied back into h_scratch) or at h_got
+ * equal h_expect, as float64 when bytes allow, else byte by byte. */
+void bw_check_device(cm_verdict *v, const char *what, const void *d_buf,
+                     const void *h_expect, size_t bytes, void *h_scratch);
+void bw_check_host(cm_verdict *v, const char *what, const void *h_got,
+                   const void *h_expect, size_t bytes);
+
+/* The tutorial's array and the buffers around it, owned by main. */
+typedef struct {
+    size_t bytes;            /* rows x cols x 8 */
+    const double *h_x;       /* pageable source, the reference */
+    double *h_scratch;       /* pageable, for copying results back */
+    double *h_pinned;        /* pinned copy of h_x (cudaMallocHost) */
+    double *h_pinned_back;   /* pinned destination (cudaHostAlloc) */
+    double *d_x, *d_y;       /* two device arrays of `bytes` */
+    /* Medians measured by parts 1 and 2, GB/s (1e9 bytes/s). */
+    double pageable_h2d_gbps, pageable_d2h_gbps;
+    double pinned_h2d_gbps, pinned_d2h_gbps;
+    double link_h2d_gbps, link_d2h_gbps;   /* practical maximum */
+} bw_buffers;
+
+/* Part 5: benchmark ratios, the summary table, a bar chart, and the table
+ * as CSV at csv_path if not NULL. Returns 0, or 1 if the CSV failed. */
+int bw_summary(bw_report *r, const bw_buffers *b, const char *csv_path);
+
+/* Exits 1 with one line if the host cannot give us `bytes` right now. */
+void bw_require_host_bytes(size_t bytes, const char *what);
+
+/* Part 3: `arrays` small arrays of `array_bytes` each, one by one and
+ * batched (small_copies.cu). */
+void bw_small_copies(bw_report *r, size_t arrays, size_t array_bytes);
+
+/* Part 4: both directions at once, and a chunked copy-compute pipeline
+ * with `work` sqrt steps per element (overlap.cu). */
+void bw_overlap(bw_report *r, bw_buffers *b, size_t chunks, size_t streams,
+                int work);
+
+/* --sweep: pageable and pinned, both directions, for each size of
+ * bw_sweep_sizes(min, max); writes csv_path if not NULL. Returns the exit
+ * status (sweep.cu). */
+int bw_sweep(size_t min, size_t max, int warmup, int repeat,
+             const char *csv_path);
+
+#endif /* BW_BANDWIDTH_H */

@@ -1,0 +1,67 @@
+/* chart.h - the summary of a bandwidth run as a table, a terminal bar
+ * chart and CSV; plain C, so the CPU tests check every character.
+ *
+ *   bw_row rows[2] = {{"pageable H2D", "800000000 B H2D", 61.2, 13.07},
+ *                     {"pinned H2D", "800000000 B H2D", 14.6, 54.79}};
+ *   char *text = bw_format_bars(rows, 2, 40);  fputs(text, stdout);
+ *   free(text);
+ * Every bw_format_* returns a malloc'd string (NULL if out of memory).
+ */
+#ifndef BW_CHART_H
+#define BW_CHART_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* One measured case of the summary. */
+typedef struct {
+    char label[40];     /* "pinned H2D" */
+    char counted[40];   /* the bytes the rate counts: "800000000 B H2D" */
+    double ms;          /* median time of one repetition */
+    double gbps;        /* counted bytes / time, GB/s = 1e9 bytes/s */
+} bw_row;
+
+/* Columns: case, bytes counted, median ms, GB/s, under a header and a
+ * rule; widths fit the longest entry. */
+char *bw_format_table(const bw_row *rows, size_t n);
+
+/* One bar per row, `width` characters for the largest GB/s; a positive
+ * rate always gets at least one '#', so no case looks like zero. */
+char *bw_format_bars(const bw_row *rows, size_t n, int width);
+
+/* "case,bytes_counted,median_ms,gb_per_s" then one line per row, text
+ * fields quoted. Returns 0, or -1 if a write failed. */
+int bw_write_rows_csv(FILE *fp, const bw_row *rows, size_t n);
+
+/* The four cases of --sweep, in column order. */
+enum { BW_PAGEABLE_H2D, BW_PAGEABLE_D2H, BW_PINNED_H2D, BW_PINNED_D2H,
+       BW_SWEEP_CASES };
+extern const char *const bw_sweep_names[BW_SWEEP_CASES];
+
+/* One size of the sweep: median ms of each case, one direction each. */
+typedef struct {
+    size_t bytes;
+    double ms[BW_SWEEP_CASES];
+} bw_sweep_point;
+
+/* A size column (binary units) and one GB/s column per case. */
+char *bw_format_sweep(const bw_sweep_point *points, size_t n);
+
+/* "bytes,<case>_gbps x4,<case>_ms x4" then one line per size. Returns 0,
+ * or -1 if a write failed. */
+int bw_write_sweep_csv(FILE *fp, const bw_sweep_point *points, size_t n);
+
+/* The smallest size at which `which` reaches half of its best GB/s in the
+ * sweep: below it the fixed cost per copy dominates. 0 if n is 0. */
+size_t bw_half_peak_bytes(const bw_sweep_point *points, size_t n,
+                          int which);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* BW_CHART_H */

@@ -1,0 +1,115 @@
+/* plan.c - sweep sizes, chunking, host memory and the PCIe link. */
+#include "plan.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+size_t bw_sweep_sizes(size_t min, size_t max, size_t *out, size_t cap)
+{
+    if (min == 0 || min > max)
+        return 0;
+    size_t n = 0, size = min;
+    for (;;) {
+        if (n < cap)
+            out[n] = size;
+        n++;
+        if (size == max)
+            break;
+        /* Double, but never step past max or overflow: land on max. */
+        size = size > max / 2 ? max : size * 2;
+    }
+    return n;
+}
+
+void bw_chunk(size_t total, size_t chunks, size_t index, size_t *first,
+              size_t *count)
+{
+    size_t base = total / chunks, extra = total % chunks;
+    *first = index * base + (index < extra ? index : extra);
+    *count = base + (index < extra ? 1 : 0);
+}
+
+size_t bw_parse_meminfo(const char *text)
+{
+    const char *line = strstr(text, "MemAvailable:");
+    if (!line)
+        return 0;
+    unsigned long long kib = 0;
+    if (sscanf(line, "MemAvailable: %llu kB", &kib) != 1)
+        return 0;
+    return kib > SIZE_MAX / 1024 ? SIZE_MAX : (size_t)kib * 1024;
+}
+
+/* Reads the first line of a small text file into buf; 0 on success. */
+static int read_line(const char *path, char *buf, size_t len)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return -1;
+    size_t got = fread(buf, 1, len - 1, f);
+    fclose(f);
+    buf[got] = '\0';
+    buf[strcspn(buf, "\n")] = '\0';
+    return got > 0 ? 0 : -1;
+}
+
+size_t bw_host_available_bytes(void)
+{
+    char text[8192];
+    FILE *f = fopen("/proc/meminfo", "r");
+    if (f) {
+        size_t got = fread(text, 1, sizeof text - 1, f);
+        fclose(f);
+        text[got] = '\0';
+        size_t avail = bw_parse_meminfo(text);
+        if (avail)
+            return avail;
+    }
+    long pages = sysconf(_SC_AVPHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    if (pages <= 0 || page <= 0)
+        return 0;
+    return (size_t)pages * (size_t)page;
+}
+
+double bw_pcie_gbps(const char *speed_text, const char *width_text)
+{
+    double gts = 0;
+    long lanes = 0;
+    char *end;
+    gts = strtod(speed_text, &end);
+    if (end == speed_text || strncmp(end, " GT/s", 5) != 0 || gts <= 0)
+        return 0;
+    lanes = strtol(width_text, &end, 10);
+    if (end == width_text || lanes <= 0 || lanes > 64)
+        return 0;
+    /* Line encoding: PCIe 1 and 2 send 10 bits per byte, PCIe 3 to 5 send
+     * 130 bits per 128, PCIe 6 packs 236 payload bytes in 256-byte flits. */
+    double efficiency = gts < 8 ? 0.8 : gts < 64 ? 128.0 / 130.0
+                                                 : 236.0 / 256.0;
+    return gts * (double)lanes * efficiency / 8.0;
+}
+
+double bw_pcie_link_gbps(int domain, int bus, int device, char *desc,
+                         size_t len)
+{
+    char path[128], speed[64], width[64];
+    desc[0] = '\0';
+    snprintf(path, sizeof path,
+             "/sys/bus/pci/devices/%04x:%02x:%02x.0/current_link_speed",
+             domain, bus, device);
+    if (read_line(path, speed, sizeof speed) != 0)
+        return 0;
+    snprintf(path, sizeof path,
+             "/sys/bus/pci/devices/%04x:%02x:%02x.0/current_link_width",
+             domain, bus, device);
+    if (read_line(path, width, sizeof width) != 0)
+        return 0;
+    double gbps = bw_pcie_gbps(speed, width);
+    if (gbps > 0)
+        snprintf(desc, len, "PCIe %.1f GT/s x%ld", strtod(speed, NULL),
+                 strtol(width, NULL, 10));
+    return gbps;
+}

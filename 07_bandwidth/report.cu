@@ -1,0 +1,128 @@
+/* report.cu - what the parts of 07_bandwidth share: summary rows, the
+ * copy region they time, the poison-then-check of every copied buffer,
+ * and part 5, the summary (see bandwidth.cu). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cuda_runtime.h>
+
+#include "bandwidth.h"
+#include "check.h"
+#include "files.h"
+#include "options.h"
+#include "plan.h"
+#include "units.h"
+
+static const int BAR_WIDTH = 32;
+
+double bw_add_row(bw_report *r, const char *label, size_t bytes,
+                  const char *what, double ms)
+{
+    double gbps = cm_gbps((double)bytes, ms);
+    if (r->n_rows < BW_MAX_ROWS) {
+        bw_row *row = &r->rows[r->n_rows++];
+        snprintf(row->label, sizeof row->label, "%s", label);
+        snprintf(row->counted, sizeof row->counted, "%zu B %s", bytes, what);
+        row->ms = ms;
+        row->gbps = gbps;
+    }
+    return gbps;
+}
+
+void bw_copy_region(void *ctx)
+{
+    bw_copy *c = (bw_copy *)ctx;
+    if (c->async)
+        CUDA_CHECK(cudaMemcpyAsync(c->dst, c->src, c->bytes, c->kind,
+                                   c->stream));
+    else
+        CUDA_CHECK(cudaMemcpy(c->dst, c->src, c->bytes, c->kind));
+}
+
+void bw_poison_device(void *d_buf, size_t bytes)
+{
+    CUDA_CHECK(cudaMemset(d_buf, 0xFF, bytes));
+}
+
+void bw_poison_host(void *h_buf, size_t bytes)
+{
+    memset(h_buf, 0xFF, bytes);
+}
+
+void bw_check_host(cm_verdict *v, const char *what, const void *h_got,
+                   const void *h_expect, size_t bytes)
+{
+    if (bytes % sizeof(double) == 0)
+        cm_check_equal(v, what, h_got, h_expect, CM_FLOAT64,
+                       bytes / sizeof(double));
+    else
+        cm_check_equal(v, what, h_got, h_expect, CM_UINT8, bytes);
+}
+
+void bw_check_device(cm_verdict *v, const char *what, const void *d_buf,
+                     const void *h_expect, size_t bytes, void *h_scratch)
+{
+    bw_poison_host(h_scratch, bytes);
+    CUDA_CHECK(cudaMemcpy(h_scratch, d_buf, bytes, cudaMemcpyDeviceToHost));
+    bw_check_host(v, what, h_scratch, h_expect, bytes);
+}
+
+/* Part 5. The ratios first, then the table, then the chart, so the last
+ * thing on screen before the verdict is the picture. */
+int bw_summary(bw_report *r, const bw_buffers *b, const char *csv_path)
+{
+    printf("\n5. Summary: median of %d after %d warm-up(s); GB/s = 1e9 "
+           "bytes/s of the bytes\n   counted\n", r->repeat, r->warmup);
+    printf("   benchmarks (not checks; the targets are for an H200):\n");
+    printf("     pinned vs the link's practical maximum: H2D %.1f%%, D2H "
+           "%.1f%% (target >= 97%%)\n",
+           100.0 * b->pinned_h2d_gbps / b->link_h2d_gbps,
+           100.0 * b->pinned_d2h_gbps / b->link_d2h_gbps);
+    printf("     both directions at once vs the faster alone: %.2fx "
+           "(target >= 1.8x)\n", r->both_ways_ratio);
+    printf("     small arrays packed into one copy vs one by one: %.1fx "
+           "(target >= 10x)\n\n", r->batched_speedup);
+    char *table = bw_format_table(r->rows, r->n_rows);
+    char *bars = bw_format_bars(r->rows, r->n_rows, BAR_WIDTH);
+    if (!table || !bars) {
+        fprintf(stderr, "07_bandwidth: out of host memory for the "
+                "summary\n");
+        exit(CM_EXIT_FAIL);
+    }
+    printf("%s\n%s\n", table, bars);
+    free(table);
+    free(bars);
+    if (!csv_path)
+        return 0;
+    /* Written to a temporary name and renamed: all or nothing. A write
+     * error sets the stream's error flag, which the commit reports. */
+    cm_out_file csv;
+    if (cm_out_open(&csv, csv_path) != 0) {
+        fprintf(stderr, "07_bandwidth: %s\n", csv.error);
+        return 1;
+    }
+    bw_write_rows_csv(csv.fp, r->rows, r->n_rows);
+    if (cm_out_commit(&csv) != 0) {
+        fprintf(stderr, "07_bandwidth: %s\n", csv.error);
+        return 1;
+    }
+    printf("wrote %s\n", csv_path);
+    return 0;
+}
+
+/* Exits 1 with one line if the host cannot give us `bytes` right now:
+ * malloc would succeed and the OS kill us later, on first touch. */
+void bw_require_host_bytes(size_t bytes, const char *what)
+{
+    size_t avail = bw_host_available_bytes();
+    if (avail && bytes > avail) {
+        char need[64], have[64];
+        fprintf(stderr, "07_bandwidth: not enough host memory for %s: need "
+                "%s, %s available\n", what,
+                cm_fmt_bytes(bytes, need, sizeof need),
+                cm_fmt_bytes(avail, have, sizeof have));
+        exit(CM_EXIT_FAIL);
+    }
+}
+

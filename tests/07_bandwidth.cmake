@@ -1,0 +1,43 @@
+# 07_bandwidth: the shared checks, its own bad inputs, sizes that do not
+# fit the host, GPU runs of every part and of the sweep, and the PNG that
+# `make plot-07` draws from a CSV (skipped where gnuplot is missing).
+cm_chapter(07_bandwidth)
+cm_usage(07_bandwidth n_zero "--n: '0' must be at least 1" --n 0)
+cm_usage(07_bandwidth arrays_text "--arrays: size 'many' is not a number"
+         --arrays many)
+cm_usage(07_bandwidth array_bytes_odd
+         "^07_bandwidth: --array-bytes must be a multiple of 8"
+         --array-bytes 12)
+cm_usage(07_bandwidth streams_many "--streams: '33' must be at most 32"
+         --streams 33)
+cm_usage(07_bandwidth work_zero "--work: '0' must be at least 1" --work 0)
+cm_usage(07_bandwidth min_without_sweep
+         "^07_bandwidth: --min and --max set the range of --sweep" --min 1M)
+cm_usage(07_bandwidth min_above_max
+         "^07_bandwidth: --min must not be larger than --max" --sweep
+         --min 2M --max 1M)
+cm_usage(07_bandwidth chunks_too_many
+         "^07_bandwidth: --chunks must not exceed the N x N elements"
+         --n 3 --chunks 10)
+cm_usage(07_bandwidth max_huge "--max: '2T' must be at most" --sweep
+         --max 2T)
+cm_cpu_run(07_bandwidth.host_too_small exit 1
+           "^07_bandwidth: not enough host memory for the arrays"
+           "${BIN_DIR}/07_bandwidth" --n 1000000)
+cm_cpu_run(07_bandwidth.sweep_host_too_small exit 1
+           "^07_bandwidth: not enough host memory for the sweep"
+           "${BIN_DIR}/07_bandwidth" --sweep --max 1T)
+cm_cpu_run(07_bandwidth.csv_unwritable exit 1
+           "^07_bandwidth: cannot write /nonexistent-dir/x.csv"
+           "${BIN_DIR}/07_bandwidth" --quick --csv /nonexistent-dir/x.csv)
+cm_gpu(07_bandwidth odd_sizes --quick --n 333 --arrays 7 --array-bytes 24
+       --chunks 5 --streams 3 --work 3 --csv bandwidth.csv)
+cm_gpu(07_bandwidth one_stream --quick --chunks 1 --streams 1 --repeat 1
+       --warmup 0)
+cm_gpu(07_bandwidth sweep --quick --sweep --min 1001 --max 300000
+       --csv sweep.csv)
+
+add_test(07_bandwidth.plot sh "${SRC_DIR}/07_bandwidth/test_plot.sh"
+         "${SRC_DIR}")
+set_tests_properties(07_bandwidth.plot PROPERTIES LABELS cpu
+                     SKIP_RETURN_CODE 77)
