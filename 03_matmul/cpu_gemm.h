@@ -1,0 +1,39 @@
+/* cpu_gemm.h - the CPU reference for chapter 03: C = A B in float64.
+ *
+ *   int used = cpu_gemm(m, n, k, h_a, h_b, h_ref, cpu_gemm_max_threads());
+ *   if (used < 0) ...out of host memory...
+ *
+ * Row-major, like NumPy: A is m x k, B is k x n, C is m x n, each stored
+ * densely (leading dimension = number of columns). Plain C11 + pthreads, no
+ * BLAS: cache blocking and a small register-blocked kernel, on all cores.
+ */
+#ifndef CPU_GEMM_H
+#define CPU_GEMM_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The number of CPU cores online (at least 1). */
+int cpu_gemm_max_threads(void);
+
+/* C = A B (C is overwritten). Uses up to max_threads threads, fewer when
+ * the matrix is too small to share out. Returns the number of threads that
+ * did the work, or -1 if host memory for the packing buffers ran out. */
+int cpu_gemm(size_t m, size_t n, size_t k, const double *a, const double *b,
+             double *c, int max_threads);
+
+/* Only the rows rows[0..count) of C = A B (A is m x k, B is k x n), into
+ * out, count x n: how a product too large to recompute is spot-checked.
+ * Returns the threads used, or -1 if host memory ran out. */
+int cpu_gemm_rows(size_t count, const size_t *rows, size_t n, size_t k,
+                  const double *a, const double *b, double *out,
+                  int max_threads);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* CPU_GEMM_H */
