@@ -1,0 +1,162 @@
+/* gemm_plan.c - precisions, error bounds, byte counts and sizes for the
+ * GEMMs of chapter 03 (plain C, unit-tested in tests/test_03_gemm_plan.c).
+ */
+#include "gemm_plan.h"
+
+#include <stdint.h>
+#include <string.h>
+
+/* Unit roundoffs: u = 2^-p for a format with p significant bits, the
+ * largest relative error of rounding to nearest.
+ *  fp64: inputs exact, p = 53.
+ *  fp32: inputs rounded once from fp64 (p = 24); cublasSgemm's fused
+ *        multiply-adds round each step to nearest, 2^-24.
+ *  tf32: our fp64 -> fp32 conversion, then the tensor cores use only the
+ *        top 11 significant bits. We allow truncation there (2^-10, twice
+ *        the round-to-nearest 2^-11): cuBLAS does not promise rounding.
+ *  bf16: __double2bfloat16 rounds to nearest with p = 8, so 2^-8. The
+ *        8 x 8-bit products are exact in fp32.
+ * Tensor cores (tf32, bf16) add in fp32 but are not documented to round
+ * to nearest (Fasi et al., "Numerical behavior of NVIDIA tensor cores",
+ * 2021, measured truncation), so one step may lose a whole ulp: 2^-23. */
+static const gemm_precision_info INFO[GEMM_PRECISIONS] = {
+    {"fp64", "cublasDgemm", 0.0, 0x1.0p-53},
+    {"fp32", "cublasSgemm (no tensor cores)", 0x1.0p-24, 0x1.0p-24},
+    {"tf32", "cublasGemmEx, FAST_TF32",
+     0x1.0p-10 + 0x1.0p-24 + 0x1.0p-34, 0x1.0p-23},
+    {"bf16", "cublasGemmEx, bf16 in, fp32 sum", 0x1.0p-8, 0x1.0p-23},
+};
+
+static const size_t SWEEP_SIZES[] = {256, 512, 1000, 1024, 2048,
+                                     4096, 8192, 10000};
+/* n = 1 and 63 cut every tile of every kernel; small enough for memcheck. */
+static const size_t QUICK_SWEEP_SIZES[] = {1, 63, 128};
+
+const gemm_precision_info *gemm_info(gemm_precision p)
+{
+    return (unsigned)p < GEMM_PRECISIONS ? &INFO[p] : NULL;
+}
+
+unsigned gemm_precision_set(const char *choice)
+{
+    if (!choice)
+        return 0;
+    if (strcmp(choice, "all") == 0)
+        return (1u << GEMM_PRECISIONS) - 1;
+    for (int p = 0; p < GEMM_PRECISIONS; p++)
+        if (strcmp(choice, INFO[p].name) == 0)
+            return GEMM_BIT(GEMM_FP64) | GEMM_BIT(p);
+    return 0;
+}
+
+/* gamma_k = k u / (1 - k u) bounds the relative error of a k-term sum
+ * (Higham, "Accuracy and Stability of Numerical Algorithms", 3.1), in
+ * any order of summation, so it holds for cuBLAS's blocked sums and for
+ * our CPU loop alike. */
+static double gamma_k(size_t k, double u)
+{
+    double ku = (double)k * u;
+    return ku < 0.5 ? ku / (1.0 - ku) : 1.0;  /* k u >= 1/2: no bound */
+}
+
+/* Element by element, the computed c^ = sum_p a^ b^ with a^ = a(1+e),
+ * |e| <= u_in, satisfies |c^ - c| <= ((1+u_in)^2 (1+gamma_k) - 1) sum_p
+ * |a||b|. For a, b >= 0 that sum is c itself, so this is a bound on the
+ * relative error of every element, hence of the norm: e_p. The reference
+ * carries e_64 = gamma_k(2^-53), so ||C_p - C_64|| <= (e_p + e_64)||C||
+ * while ||C_64|| >= (1 - e_64)||C||. Mixed-sign data would cancel and
+ * need sum |a||b| in place of c: these bounds are for the tutorial's
+ * uniform [0, 1) matrices. */
+double gemm_tolerance(gemm_precision p, size_t k)
+{
+    const gemm_precision_info *info = gemm_info(p);
+    if (!info)
+        return 0.0;
+    double in = 1.0 + info->input_roundoff;
+    double e_p = in * in * (1.0 + gamma_k(k, info->add_roundoff)) - 1.0;
+    double e_64 = gamma_k(k, INFO[GEMM_FP64].add_roundoff);
+    return (e_p + e_64) / (1.0 - e_64);
+}
+
+/* a * b + c, or sets *overflow. */
+static size_t mul_add(size_t a, size_t b, size_t c, int *overflow)
+{
+    if ((b != 0 && a > SIZE_MAX / b) || a * b > SIZE_MAX - c) {
+        *overflow = 1;
+        return 0;
+    }
+    return a * b + c;
+}
+
+size_t gemm_device_bytes(size_t n, unsigned set, int *overflow)
+{
+    *overflow = 0;
+    size_t elements = mul_add(n, n, 0, overflow);
+    size_t bytes = mul_add(elements, 3 * sizeof(double), 0, overflow);
+    if (set & (GEMM_BIT(GEMM_FP32) | GEMM_BIT(GEMM_TF32)))  /* A, B fp32 */
+        bytes = mul_add(elements, 2 * sizeof(float), bytes, overflow);
+    if (set & ~GEMM_BIT(GEMM_FP64))                     /* C in fp32 */
+        bytes = mul_add(elements, sizeof(float), bytes, overflow);
+    if (set & GEMM_BIT(GEMM_BF16))                      /* A, B in bf16 */
+        bytes = mul_add(elements, 2 * sizeof(uint16_t), bytes, overflow);
+    return *overflow ? 0 : bytes;
+}
+
+size_t gemm_host_bytes(size_t n, int *overflow)
+{
+    *overflow = 0;
+    size_t elements = mul_add(n, n, 0, overflow);
+    size_t bytes = mul_add(elements, 4 * sizeof(double) + sizeof(float), 0,
+                           overflow);
+    return *overflow ? 0 : bytes;
+}
+
+size_t gemm_sweep_sizes(int quick, const size_t **sizes)
+{
+    *sizes = quick ? QUICK_SWEEP_SIZES : SWEEP_SIZES;
+    return quick ? sizeof QUICK_SWEEP_SIZES / sizeof QUICK_SWEEP_SIZES[0]
+                 : sizeof SWEEP_SIZES / sizeof SWEEP_SIZES[0];
+}
+
+size_t gemm_sample_rows(size_t n, size_t max_rows, size_t *rows)
+{
+    size_t count = n < max_rows ? n : max_rows;
+    if (count == 1)
+        rows[0] = 0;
+    /* (count-1) steps from 0 to n-1; distinct since n-1 >= count-1. The
+     * product cannot overflow for any n a GPU can hold. */
+    for (size_t s = 0; count > 1 && s < count; s++)
+        rows[s] = s * (n - 1) / (count - 1);
+    return count;
+}
+
+static void field(FILE *out, double value, const char *format)
+{
+    fputc(',', out);
+    if (value >= 0)
+        fprintf(out, format, value);
+}
+
+void gemm_csv_header(FILE *out)
+{
+    fprintf(out, "part,n,precision,gemm_ms_median,gemm_ms_min,tflops,"
+            "rel_error,tolerance,ok,h2d_ms,d2h_ms,end_to_end_ms,"
+            "first_gemm_ms,cpu_ms\n");
+}
+
+void gemm_csv_row(FILE *out, const gemm_result *r)
+{
+    fprintf(out, "%s,%zu,%s", r->part, r->n, r->precision);
+    field(out, r->gemm_ms, "%.6f");
+    field(out, r->gemm_min_ms, "%.6f");
+    field(out, r->tflops, "%.3f");
+    field(out, r->rel_error, "%.3e");
+    field(out, r->tolerance, "%.3e");
+    fprintf(out, ",%d", r->ok);
+    field(out, r->h2d_ms, "%.6f");
+    field(out, r->d2h_ms, "%.6f");
+    field(out, r->end_to_end_ms, "%.6f");
+    field(out, r->first_gemm_ms, "%.6f");
+    field(out, r->cpu_ms, "%.6f");
+    fputc('\n', out);
+}

@@ -1,0 +1,78 @@
+/* gemm_plan.h - the arithmetic of chapter 03 that needs no GPU: the four
+ * GEMM precisions and their error bounds, device bytes, the sweep sizes,
+ * which rows a large result is checked on, and the CSV rows.
+ *
+ *   unsigned set = gemm_precision_set("all");      every precision
+ *   double tol = gemm_tolerance(GEMM_BF16, n);     bound on relative error
+ *   size_t need = gemm_device_bytes(n, set, &overflow);
+ */
+#ifndef GEMM_PLAN_H
+#define GEMM_PLAN_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum { GEMM_FP64, GEMM_FP32, GEMM_TF32, GEMM_BF16,
+               GEMM_PRECISIONS } gemm_precision;
+
+#define GEMM_BIT(p) (1u << (p))
+
+typedef struct {
+    const char *name;        /* "fp64", the --precision choice */
+    const char *call;        /* the cuBLAS call and how it computes */
+    double input_roundoff;   /* relative error of an fp64 input in it */
+    double add_roundoff;     /* relative error of one accumulation step */
+} gemm_precision_info;
+
+const gemm_precision_info *gemm_info(gemm_precision p);
+
+/* The set of precisions a --precision choice runs, as GEMM_BIT()s: fp64
+ * always (the tutorial's, and the reference), plus the one named, or all
+ * for "all". 0 for an unknown name. */
+unsigned gemm_precision_set(const char *choice);
+
+/* Upper bound on ||C_p - C_64|| / ||C_64|| for C = A B with k = n, when
+ * every element of A and B is >= 0 (the tutorial's np.random.rand), for
+ * a result computed in precision p and a float64 reference C_64 that is
+ * itself computed some other way (cuBLAS or cpu_gemm). */
+double gemm_tolerance(gemm_precision p, size_t k);
+
+/* Device bytes for n x n A, B, C in float64 plus the copies the precisions
+ * in `set` need. Sets *overflow (and returns 0) if size_t cannot hold it. */
+size_t gemm_device_bytes(size_t n, unsigned set, int *overflow);
+
+/* Host bytes of the main run: A, B, C and the CPU reference in float64,
+ * plus one float32 result for the lower precisions. */
+size_t gemm_host_bytes(size_t n, int *overflow);
+
+/* The sizes of --sweep (quick: a tiny, odd set); returns how many. */
+size_t gemm_sweep_sizes(int quick, const size_t **sizes);
+
+/* Up to max_rows distinct row indices of an n-row result, evenly spread,
+ * first and last included, ascending. Returns how many were written. */
+size_t gemm_sample_rows(size_t n, size_t max_rows, size_t *rows);
+
+/* One timed GEMM, as a CSV row. Fields < 0 were not measured and are
+ * left empty. */
+typedef struct {
+    const char *part;          /* "tutorial", "precision" or "sweep" */
+    size_t n;
+    const char *precision;
+    double gemm_ms, gemm_min_ms, tflops;
+    double rel_error, tolerance;
+    int ok;
+    double h2d_ms, d2h_ms, end_to_end_ms, first_gemm_ms, cpu_ms;
+} gemm_result;
+
+void gemm_csv_header(FILE *out);
+void gemm_csv_row(FILE *out, const gemm_result *r);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* GEMM_PLAN_H */

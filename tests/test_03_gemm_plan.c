@@ -1,0 +1,119 @@
+/* test_03_gemm_plan.c - precision sets, error bounds, byte counts, sweep
+ * sizes, sampled rows and CSV rows of chapter 03. */
+#include <math.h>
+#include <stdint.h>
+
+#include "../03_matmul/gemm_plan.h"
+#include "test.h"
+
+int main(void)
+{
+    /* --precision choices: fp64 always runs, it is the reference. */
+    unsigned all = GEMM_BIT(GEMM_FP64) | GEMM_BIT(GEMM_FP32) |
+                   GEMM_BIT(GEMM_TF32) | GEMM_BIT(GEMM_BF16);
+    EXPECT(gemm_precision_set("fp64") == GEMM_BIT(GEMM_FP64));
+    EXPECT(gemm_precision_set("fp32") ==
+           (GEMM_BIT(GEMM_FP64) | GEMM_BIT(GEMM_FP32)));
+    EXPECT(gemm_precision_set("bf16") ==
+           (GEMM_BIT(GEMM_FP64) | GEMM_BIT(GEMM_BF16)));
+    EXPECT(gemm_precision_set("all") == all);
+    EXPECT(gemm_precision_set("fp16") == 0);
+    EXPECT(gemm_precision_set(NULL) == 0);
+    EXPECT(strcmp(gemm_info(GEMM_TF32)->name, "tf32") == 0);
+    EXPECT(gemm_info(GEMM_PRECISIONS) == NULL);
+
+    /* Tolerances: fp64 against fp64 is 2 k u to first order; each lower
+     * precision is dominated by 2 u_in + k u_add, and they are ordered. */
+    double u64 = 0x1.0p-53;
+    double fp64 = gemm_tolerance(GEMM_FP64, 1000);
+    EXPECT(fp64 > 2000 * u64 && fp64 < 1.001 * 2000 * u64);
+    double fp32 = gemm_tolerance(GEMM_FP32, 1000);
+    EXPECT(fp32 > 1002 * 0x1.0p-24 && fp32 < 1.01 * 1002 * 0x1.0p-24);
+    double tf32 = gemm_tolerance(GEMM_TF32, 1000);
+    EXPECT(tf32 > 2 * 0x1.0p-10 && tf32 < 2.2e-3);
+    double bf16 = gemm_tolerance(GEMM_BF16, 1000);
+    EXPECT(bf16 > 2 * 0x1.0p-8 && bf16 < 8.0e-3);
+    EXPECT(fp64 < fp32 && fp32 < tf32 &&
+           tf32 < bf16);
+    /* Grows with k, never negative, bounded when k u is absurdly large. */
+    EXPECT(gemm_tolerance(GEMM_FP32, 10000) > fp32);
+    EXPECT(gemm_tolerance(GEMM_FP64, 0) == 0.0);
+    EXPECT(gemm_tolerance(GEMM_FP32, (size_t)1 << 40) <= 4.0);
+    EXPECT(gemm_tolerance(GEMM_PRECISIONS, 10) == 0.0);
+
+    /* Device bytes: 3 float64 matrices; fp32 and tf32 share their copies;
+     * bf16 adds two 2-byte inputs and the shared fp32 result. */
+    int overflow = 1;
+    EXPECT(gemm_device_bytes(1000, GEMM_BIT(GEMM_FP64), &overflow) ==
+           24000000 && !overflow);
+    EXPECT(gemm_device_bytes(1000, gemm_precision_set("fp32"), &overflow) ==
+           24000000 + 12000000);
+    EXPECT(gemm_device_bytes(1000, gemm_precision_set("tf32"), &overflow) ==
+           24000000 + 12000000);
+    EXPECT(gemm_device_bytes(1000, gemm_precision_set("bf16"), &overflow) ==
+           24000000 + 4000000 + 4000000);
+    EXPECT(gemm_device_bytes(1000, all, &overflow) ==
+           24000000 + 12000000 + 4000000);
+    EXPECT(gemm_device_bytes(1, all, &overflow) == 24 + 12 + 4);
+    EXPECT(gemm_device_bytes((size_t)1 << 31, all, &overflow) == 0 &&
+           overflow);
+    EXPECT(gemm_device_bytes(2000000000, GEMM_BIT(GEMM_FP64), &overflow) ==
+           0 && overflow);
+    EXPECT(gemm_device_bytes(100000, GEMM_BIT(GEMM_FP64), &overflow) ==
+           240000000000u && !overflow);
+    EXPECT(gemm_host_bytes(1000, &overflow) == 36000000 && !overflow);
+    EXPECT(gemm_host_bytes(SIZE_MAX / 2, &overflow) == 0 && overflow);
+
+    /* Sweep sizes: ascending, with the benchmark's 1000, 4096 and 10000. */
+    const size_t *sizes;
+    size_t count = gemm_sweep_sizes(0, &sizes);
+    int has_1000 = 0, has_4096 = 0, has_10000 = 0, ascending = 1;
+    for (size_t i = 0; i < count; i++) {
+        has_1000 |= sizes[i] == 1000;
+        has_4096 |= sizes[i] == 4096;
+        has_10000 |= sizes[i] == 10000;
+        if (i > 0 && sizes[i] <= sizes[i - 1])
+            ascending = 0;
+    }
+    EXPECT(has_1000 && has_4096 && has_10000 && ascending);
+    count = gemm_sweep_sizes(1, &sizes);
+    EXPECT(count >= 2 && sizes[count - 1] <= 257);
+
+    /* Sampled rows: first and last, distinct, ascending, at most max. */
+    size_t rows[8];
+    EXPECT(gemm_sample_rows(1, 8, rows) == 1 && rows[0] == 0);
+    EXPECT(gemm_sample_rows(7, 8, rows) == 7 && rows[6] == 6);
+    const size_t ns[] = {2, 8, 9, 1000, 1001, 10000};
+    for (size_t t = 0; t < sizeof ns / sizeof ns[0]; t++) {
+        size_t got = gemm_sample_rows(ns[t], 8, rows);
+        int ok = got == (ns[t] < 8 ? ns[t] : 8) && rows[0] == 0 &&
+                 rows[got - 1] == ns[t] - 1;
+        for (size_t s = 1; s < got; s++)
+            ok = ok && rows[s] > rows[s - 1];
+        EXPECT(ok);
+    }
+
+    /* CSV: a tutorial row has every field, a sweep row leaves the
+     * tutorial-only fields empty. */
+    char *text = NULL;
+    size_t len = 0;
+    FILE *out = open_memstream(&text, &len);
+    gemm_csv_header(out);
+    gemm_result r = {"sweep", 4096, "bf16", 1.5, 1.25, 91.625, 1e-4, 8e-3,
+                     1, -1, -1, -1, -1, -1};
+    gemm_csv_row(out, &r);
+    gemm_result t = {"tutorial", 1000, "fp64", 0.5, 0.25, 4, 2e-16, 2e-13,
+                     1, 1, 2, 3, 400, 30};
+    gemm_csv_row(out, &t);
+    fclose(out);
+    char *want = strdup(
+        "part,n,precision,gemm_ms_median,gemm_ms_min,tflops,rel_error,"
+        "tolerance,ok,h2d_ms,d2h_ms,end_to_end_ms,first_gemm_ms,cpu_ms\n"
+        "sweep,4096,bf16,1.500000,1.250000,91.625,1.000e-04,8.000e-03,1,"
+        ",,,,\n"
+        "tutorial,1000,fp64,0.500000,0.250000,4.000,2.000e-16,2.000e-13,1,"
+        "1.000000,2.000000,3.000000,400.000000,30.000000\n");
+    EXPECT_STR(text, want);
+    free(want);
+    return test_summary();
+}
