@@ -1,0 +1,57 @@
+/* gemm_study.h - the second part of chapter 03: the tutorial's GEMM in
+ * four precisions, and its speed as n grows (gemm_study.cu).
+ *
+ *   gemm_study s = {handle, set, warmup, repeat, bf16_ok, csv, &verdict};
+ *   precision_table(&s, &ops, h_c);     ops holds A, B, C in float64
+ *   size_sweep(&s, quick);
+ */
+#ifndef GEMM_STUDY_H
+#define GEMM_STUDY_H
+
+#include <stdio.h>
+#include <cublas_v2.h>
+
+#include "gemm_plan.h"
+#include "verify.h"
+
+/* cuBLAS's workspace and the context's own allocations come on top of our
+ * matrices; we keep this much spare when deciding whether a size fits. */
+#define CUBLAS_SPARE_BYTES ((size_t)256 << 20)
+
+/* Device operands of one n x n GEMM, row-major: float64 (allocated by the
+ * caller), then the lower-precision copies gemm_low_alloc makes. */
+typedef struct {
+    size_t n;
+    double *d_a, *d_b, *d_c;
+    float *d_a32, *d_b32, *d_c32;   /* fp32 / tf32 inputs, result of all */
+    void *d_a16, *d_b16;            /* __nv_bfloat16 inputs */
+} gemm_operands;
+
+typedef struct {
+    cublasHandle_t handle;
+    unsigned set;           /* GEMM_BIT()s to run */
+    int warmup, repeat;
+    int bf16_ok;            /* compute capability 8.0 or newer */
+    FILE *csv;              /* NULL: no CSV */
+    cm_verdict *verdict;
+} gemm_study;
+
+/* C = A B in precision p on g's buffers, enqueued on the handle's stream. */
+void gemm_enqueue(cublasHandle_t handle, const gemm_operands *g,
+                  gemm_precision p);
+
+/* Allocates the copies the precisions in set need and converts d_a, d_b
+ * into them; gemm_low_free releases them. */
+void gemm_low_alloc(gemm_operands *g, unsigned set);
+void gemm_low_free(gemm_operands *g);
+
+/* Times every precision of the study at g->n and checks each result
+ * against h_c64, the (already verified) float64 result. */
+void precision_table(const gemm_study *s, gemm_operands *g,
+                     const double *h_c64);
+
+/* TFLOP/s of each precision as n grows, each result spot-checked on
+ * sampled rows against cpu_gemm; stops at the first n that does not fit. */
+void size_sweep(const gemm_study *s, int quick);
+
+#endif /* GEMM_STUDY_H */

@@ -1,0 +1,342 @@
+/* 03_matmul - the tutorial's matrix product on the GPU: two random
+ * 1000 x 1000 float64 matrices, multiplied by cuBLAS, copied back, printed.
+ *
+ * Mirrors section 2.24.1.3 of the tutorial:
+ *     a_np = np.random.rand(1000, 1000)
+ *     b_np = np.random.rand(1000, 1000)
+ *     a_cp = cp.asarray(a_np); b_cp = cp.asarray(b_np)
+ *     c_cp = cp.dot(a_cp, b_cp)         # one cublasDgemm call
+ *     c_np = cp.asnumpy(c_cp)
+ *     print(c_np)
+ * Each step is timed twice: its first call (host clock; cuBLAS starts up
+ * inside the first cp.dot) and its steady state (median of --repeat). C is
+ * checked against a CPU GEMM (cpu_gemm.c). --precision all adds fp32, TF32
+ * and bf16 GEMMs, --sweep the speed as n grows (both in gemm_study.cu).
+ *
+ * Run: make run-03    (options: make run-03 ARGS="--help")
+ */
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cuda_runtime.h>
+#include <cublas_v2.h>
+
+#include "alloc.h"
+#include "array.h"
+#include "check.h"
+#include "cpu_gemm.h"
+#include "device.h"
+#include "files.h"
+#include "gemm_plan.h"
+#include "gemm_study.h"
+#include "options.h"
+#include "random.h"
+#include "timing.h"
+#include "units.h"
+#include "verify.h"
+
+static const size_t TUTORIAL_N = 1000;
+static const size_t QUICK_N = 257;          /* odd: cuts every tile */
+static const uint64_t SEED_A = 1, SEED_B = 2;
+/* Above this n the CPU recomputes only SAMPLE_ROWS rows of C: the whole
+ * product would take minutes (2 n^3 = 1.4e11 flops already at 4096). */
+static const size_t FULL_CHECK_MAX_N = 4096;
+enum { SAMPLE_ROWS = 8 };
+static const char DEFAULT_PRECISION[] = "fp64";
+
+/* The tutorial's arrays: host (NumPy) and device (CuPy) copies. */
+typedef struct {
+    cublasHandle_t handle;
+    size_t n, bytes;
+    const double *h_a, *h_b;
+    double *h_c;
+    double *d_a, *d_b, *d_c;
+} tutorial;
+
+/* c_cp = cp.dot(a_cp, b_cp). cuBLAS follows Fortran: matrices are
+ * column-major. Our arrays are row-major, like NumPy's, and a row-major
+ * matrix read column-major is its transpose. So we ask cuBLAS for
+ * C^T = B^T A^T, which it writes column-major: exactly row-major C = A B.
+ * In practice: pass B first, then A. Passing A first computes B A, and
+ * nothing complains: only the check against the CPU would catch it. */
+static void dgemm(const tutorial *t)
+{
+    const double one = 1.0, zero = 0.0;
+    int n = (int)t->n;
+    CUBLAS_CHECK(cublasDgemm(t->handle, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n,
+                             &one, t->d_b, n, t->d_a, n, &zero, t->d_c, n));
+}
+
+/* The timed steps. cudaMemcpy to or from pageable (malloc'd) memory returns
+ * only when the copy is done, so the host clock sees the whole step. */
+static void h2d(const tutorial *t)
+{
+    CUDA_CHECK(cudaMemcpy(t->d_a, t->h_a, t->bytes, cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemcpy(t->d_b, t->h_b, t->bytes, cudaMemcpyHostToDevice));
+}
+
+static void d2h(const tutorial *t)
+{
+    CUDA_CHECK(cudaMemcpy(t->h_c, t->d_c, t->bytes, cudaMemcpyDeviceToHost));
+}
+
+static void h2d_region(void *ctx) { h2d((const tutorial *)ctx); }
+static void gemm_region(void *ctx) { dgemm((const tutorial *)ctx); }
+static void d2h_region(void *ctx) { d2h((const tutorial *)ctx); }
+static void end_to_end_region(void *ctx)
+{
+    h2d((const tutorial *)ctx);
+    dgemm((const tutorial *)ctx);
+    d2h((const tutorial *)ctx);   /* waits for the GEMM: same stream */
+}
+
+/* Whether --name appeared on the command line ("--name V" or "--name=V"),
+ * so that --quick changes only the sizes the user left alone. */
+static int option_given(int argc, char **argv, const char *name)
+{
+    size_t len = strlen(name);
+    for (int i = 1; i < argc; i++)
+        if (strncmp(argv[i], "--", 2) == 0 &&
+            strncmp(argv[i] + 2, name, len) == 0 &&
+            (argv[i][2 + len] == '\0' || argv[i][2 + len] == '='))
+            return 1;
+    return 0;
+}
+
+static void row(const char *step, double first_ms, double steady_ms,
+                const char *rate)
+{
+    printf("  %-34s %8.3f ", step, first_ms);
+    if (steady_ms >= 0)
+        printf("%8.3f   %s\n", steady_ms, rate);
+    else
+        printf("%8s   %s\n", "-", rate);
+}
+
+int main(int argc, char **argv)
+{
+    size_t n = TUTORIAL_N;
+    const char *precision = DEFAULT_PRECISION;
+    int sweep = 0;
+    cm_opt own[] = {
+        {"n", CM_OPT_SIZE, &n, "N", "side of the N x N float64 matrices",
+         NULL, 1, INT_MAX},
+        {"precision", CM_OPT_CHOICE, &precision, "P", "GEMM precisions",
+         "fp64|fp32|tf32|bf16|all", 0, 0},
+        {"sweep", CM_OPT_FLAG, &sweep, NULL,
+         "also time the GEMMs for n = 256 ... 10000", NULL, 0, 0},
+    };
+    cm_cli cli = {"03_matmul",
+                  "C = A B for random N x N float64 matrices with cuBLAS, "
+                  "as cp.dot does it,\nchecked against a CPU GEMM and timed "
+                  "step by step.", own, 3, NULL};
+    cm_options opt = cm_options_default();
+    cm_parse_or_exit(&cli, &opt, argc, argv);
+    if (opt.quick) {
+        n = option_given(argc, argv, "n") ? n : QUICK_N;
+        precision = precision == DEFAULT_PRECISION ? "all" : precision;
+        sweep = 1;
+        opt.repeat = opt.repeat_given ? opt.repeat : 3;
+        opt.warmup = opt.warmup_given ? opt.warmup : 1;
+    }
+    unsigned set = gemm_precision_set(precision);
+    int overflow, host_overflow;
+    size_t device_bytes = gemm_device_bytes(n, set, &overflow);
+    gemm_host_bytes(n, &host_overflow);
+    if (overflow || host_overflow ||
+        device_bytes > SIZE_MAX - CUBLAS_SPARE_BYTES) {
+        fprintf(stderr, "03_matmul: --n %zu: the matrices would need more "
+                "bytes than size_t can count (see --help)\n", n);
+        return CM_EXIT_USAGE;
+    }
+
+    struct cudaDeviceProp prop;
+    cm_select_device((int)opt.device, &prop);
+    /* Everything at once, before any allocation: a size that cannot fit
+     * fails here, with the bytes asked and free, not halfway through. */
+    cm_require_device_bytes(device_bytes + CUBLAS_SPARE_BYTES,
+                            "A, B, C, their copies and cuBLAS");
+    cm_out_file csv_file;
+    FILE *csv = NULL;
+    if (opt.csv) {
+        if (cm_out_open(&csv_file, opt.csv) != 0) {
+            fprintf(stderr, "%s\n", csv_file.error);
+            return CM_EXIT_FAIL;
+        }
+        csv = csv_file.fp;
+        gemm_csv_header(csv);
+    }
+    cm_verdict verdict = {0};
+    int warmup = (int)opt.warmup, repeat = (int)opt.repeat;
+
+    /* a_np = np.random.rand(n, n), b_np likewise: uniform in [0, 1). */
+    tutorial t;
+    memset(&t, 0, sizeof t);
+    t.n = n;
+    t.bytes = n * n * sizeof(double);
+    char text[64];
+    printf("C = A B with A, B = np.random.rand(%zu, %zu): float64, "
+           "row-major,\n  %s each\n", n, n,
+           cm_fmt_bytes(t.bytes, text, sizeof text));
+    double *h_a = (double *)cm_host_alloc(t.bytes, "A");
+    double *h_b = (double *)cm_host_alloc(t.bytes, "B");
+    t.h_c = (double *)cm_host_alloc(t.bytes, "C");
+    cm_fill_uniform_f64(h_a, n * n, SEED_A);
+    cm_fill_uniform_f64(h_b, n * n, SEED_B);
+    t.h_a = h_a;
+    t.h_b = h_b;
+    CUDA_CHECK(cudaMalloc(&t.d_a, t.bytes));
+    CUDA_CHECK(cudaMalloc(&t.d_b, t.bytes));
+    CUDA_CHECK(cudaMalloc(&t.d_c, t.bytes));
+
+    /* The tutorial's script once, each step on the host clock. The cuBLAS
+     * handle (library state, kernels to load) is what CuPy creates inside
+     * its first cp.dot; a cuBLAS call returns as soon as the GEMM is
+     * queued, so we synchronize before reading the clock. */
+    double t0 = cm_now_ms();
+    h2d(&t);
+    double first_h2d = cm_now_ms() - t0;
+    t0 = cm_now_ms();
+    CUBLAS_CHECK(cublasCreate(&t.handle));
+    /* Default math: fp64 stays fp64 (no emulation, no tensor-core TF32). */
+    CUBLAS_CHECK(cublasSetMathMode(t.handle, CUBLAS_DEFAULT_MATH));
+    double create_ms = cm_now_ms() - t0;
+    t0 = cm_now_ms();
+    dgemm(&t);
+    CUDA_CHECK(cudaDeviceSynchronize());
+    double first_gemm = cm_now_ms() - t0;
+    t0 = cm_now_ms();
+    d2h(&t);
+    double first_d2h = cm_now_ms() - t0;
+
+    /* print(c_np): NumPy prints only the corners of a large matrix. */
+    printf("\nprint(c_np)\n");
+    size_t shape[2] = {n, n};
+    char *printed = cm_format(t.h_c, CM_FLOAT64, 2, shape);
+    printf("%s\n", printed);
+    free(printed);
+
+    /* The CPU reference: every element for moderate n, else sampled rows
+     * (first and last included), computed by cpu_gemm on all cores. */
+    int full = n <= FULL_CHECK_MAX_N;
+    size_t rows[SAMPLE_ROWS];
+    size_t n_rows = full ? n : gemm_sample_rows(n, SAMPLE_ROWS, rows);
+    double *h_ref = (double *)cm_host_alloc(n_rows * n * sizeof(double),
+                                            "CPU reference");
+    memset(h_ref, 0, n_rows * n * sizeof(double));   /* fault pages in */
+    t0 = cm_now_ms();
+    int threads = full ? cpu_gemm(n, n, n, h_a, h_b, h_ref,
+                                  cpu_gemm_max_threads())
+                       : cpu_gemm_rows(n_rows, rows, n, n, h_a, h_b, h_ref,
+                                       cpu_gemm_max_threads());
+    double cpu_ms = cm_now_ms() - t0;
+    if (threads < 0) {
+        fprintf(stderr, "out of host memory for the CPU reference\n");
+        return CM_EXIT_FAIL;
+    }
+    double cpu_gflops = 2.0 * (double)n_rows * n * n / cpu_ms / 1e6;
+    double *h_got = t.h_c;
+    if (!full) {
+        h_got = (double *)cm_host_alloc(n_rows * n * sizeof(double), "rows");
+        for (size_t r = 0; r < n_rows; r++)
+            memcpy(h_got + r * n, t.h_c + rows[r] * n, n * sizeof(double));
+    }
+    double tol = gemm_tolerance(GEMM_FP64, n);
+    double err = cm_rel_error(h_got, CM_FLOAT64, h_ref, CM_FLOAT64,
+                              n_rows * n, NULL);
+    printf("\nCPU reference: cpu_gemm.c (blocked C, no BLAS) on %d "
+           "threads, %s:\n  %.1f ms, %.1f GFLOP/s\n", threads,
+           full ? "all of C" : "sampled rows", cpu_ms, cpu_gflops);
+    cm_check_rel(&verdict, full ? "C vs CPU GEMM" : "C rows vs CPU GEMM",
+                 h_got, CM_FLOAT64, h_ref, CM_FLOAT64, n_rows * n, tol);
+
+    /* Steady state: warm-up, then CUDA events around each step, median. */
+    cm_stats h2d_s = cm_time_events(h2d_region, &t, 0, warmup, repeat);
+    cm_stats gemm_s = cm_time_events(gemm_region, &t, 0, warmup, repeat);
+    cm_stats d2h_s = cm_time_events(d2h_region, &t, 0, warmup, repeat);
+    cm_stats e2e_s = cm_time_host(end_to_end_region, &t, warmup, repeat);
+    /* What time.time() around cp.dot measures: the launch alone. */
+    double *launch = (double *)cm_host_alloc(repeat * sizeof(double),
+                                             "launch times");
+    for (int i = 0; i < repeat; i++) {
+        t0 = cm_now_ms();
+        dgemm(&t);
+        launch[i] = cm_now_ms() - t0;
+        CUDA_CHECK(cudaDeviceSynchronize());
+    }
+    cm_stats launch_s = cm_stats_of(launch, repeat);
+    free(launch);
+
+    double flops = 2.0 * (double)n * n * n;   /* n^3 multiply-adds */
+    char rate[4][48];
+    snprintf(rate[0], 48, "%.2f GB/s", cm_gbps(2.0 * t.bytes,
+                                                  h2d_s.median_ms));
+    snprintf(rate[1], 48, "%.2f TFLOP/s", cm_tflops(flops,
+                                                     gemm_s.median_ms));
+    snprintf(rate[2], 48, "%.2f GB/s", cm_gbps(t.bytes, d2h_s.median_ms));
+    snprintf(rate[3], 48, "%.2f TFLOP/s", cm_tflops(flops,
+                                                     e2e_s.median_ms));
+    printf("\ntimes (ms): first = host clock, steady = median of %d after "
+           "%d warm-up(s);\nTFLOP/s = 2 n^3 / time, GB/s = 1e9 bytes/s\n",
+           repeat, warmup);
+    printf("  %-34s %8s %8s   %s\n", "step", "first", "steady", "rate");
+    row("cp.asarray x2: H2D A, B (pageable)", first_h2d, h2d_s.median_ms,
+        rate[0]);
+    row("cp.dot, first call: cublasCreate", create_ms, -1, "");
+    row("cp.dot: cublasDgemm + sync", first_gemm, gemm_s.median_ms,
+        rate[1]);
+    row("cp.dot: launch only, no sync", launch_s.median_ms, -1,
+        "what a host timer sees");
+    row("cp.asnumpy: D2H C (pageable)", first_d2h, d2h_s.median_ms,
+        rate[2]);
+    row("end to end: H2D + GEMM + D2H",
+        first_h2d + create_ms + first_gemm + first_d2h, e2e_s.median_ms,
+        rate[3]);
+    /* Only a full CPU product gives a measured speedup; a few sampled
+     * rows run at a different rate than a whole GEMM would. */
+    if (full)
+        printf("speedup over the CPU reference: GEMM %.0fx, end to end "
+               "%.1fx\n", cpu_ms / gemm_s.median_ms,
+               cpu_ms / e2e_s.median_ms);
+    else
+        printf("speedup over the CPU: not measured (n > %zu: the CPU "
+               "computed %zu rows only)\n", FULL_CHECK_MAX_N, n_rows);
+    if (csv) {
+        gemm_result r = {"tutorial", n, "fp64", gemm_s.median_ms,
+                         gemm_s.min_ms, cm_tflops(flops, gemm_s.median_ms),
+                         err, tol, err <= tol, h2d_s.median_ms,
+                         d2h_s.median_ms, e2e_s.median_ms,
+                         create_ms + first_gemm, full ? cpu_ms : -1};
+        gemm_csv_row(csv, &r);
+    }
+
+    gemm_study study = {t.handle, set, warmup, repeat, prop.major >= 8, csv,
+                        &verdict};
+    if (set != GEMM_BIT(GEMM_FP64)) {
+        gemm_operands ops = {n, t.d_a, t.d_b, t.d_c, NULL, NULL, NULL, NULL,
+                             NULL};
+        precision_table(&study, &ops, t.h_c);
+    }
+    CUDA_CHECK(cudaFree(t.d_a));
+    CUDA_CHECK(cudaFree(t.d_b));
+    CUDA_CHECK(cudaFree(t.d_c));
+    free(h_a);
+    free(h_b);
+    free(t.h_c);
+    free(h_ref);
+    if (!full)
+        free(h_got);
+    if (sweep)
+        size_sweep(&study, opt.quick);
+
+    CUBLAS_CHECK(cublasDestroy(t.handle));
+    if (csv && cm_out_commit(&csv_file) != 0) {
+        fprintf(stderr, "%s\n", csv_file.error);
+        return CM_EXIT_FAIL;
+    }
+    printf("\n");
+    return cm_verdict_report(&verdict);
+}
