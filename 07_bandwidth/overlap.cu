@@ -200,6 +200,10 @@ void bw_overlap(bw_report *r, bw_buffers *b, size_t chunks, size_t streams,
            "median of %d\n", r->repeat);
 
     /* Both directions: d_y holds the data the D2H copy brings back. */
+    int device, engines;
+    CUDA_CHECK(cudaGetDevice(&device));
+    CUDA_CHECK(cudaDeviceGetAttribute(&engines, cudaDevAttrAsyncEngineCount,
+                                      device));
     CUDA_CHECK(cudaMemcpy(b->d_y, b->h_pinned, b->bytes,
                           cudaMemcpyHostToDevice));
     bw_poison_device(b->d_x, b->bytes);
@@ -211,9 +215,10 @@ void bw_overlap(bw_report *r, bw_buffers *b, size_t chunks, size_t streams,
     double faster = b->pinned_h2d_gbps > b->pinned_d2h_gbps
                         ? b->pinned_h2d_gbps : b->pinned_d2h_gbps;
     r->both_ways_ratio = both / faster;
-    printf("   H2D and D2H at once: %.2f ms for 2 x %zu bytes = %.2f GB/s,"
-           "\n   %.2fx the faster direction alone (2x: perfect overlap)\n",
-           s.median_ms, b->bytes, both, r->both_ways_ratio);
+    printf("   H2D and D2H at once (%d copy engines): %.2f ms for 2 x %zu "
+           "bytes\n   = %.2f GB/s, %.2fx the faster direction alone (2x: "
+           "perfect overlap)\n", engines, s.median_ms, b->bytes, both,
+           r->both_ways_ratio);
     bw_check_device(&r->verdict, "both ways, H2D", b->d_x, b->h_x, b->bytes,
                     b->h_scratch);
     bw_check_host(&r->verdict, "both ways, D2H", b->h_pinned_back, b->h_x,
@@ -236,7 +241,8 @@ void bw_overlap(bw_report *r, bw_buffers *b, size_t chunks, size_t streams,
                                      r->warmup, r->repeat);
     bw_add_row(r, "copy+compute, serial", 2 * b->bytes, "H2D+D2H",
                serial.median_ms);
-    printf("     serial, one stream        %9.2f ms\n", serial.median_ms);
+    printf("     %-28s %9.2f ms\n", "serial, one stream",
+           serial.median_ms);
     check_samples(&r->verdict, "serial output", &j);
     bw_poison_host(b->h_pinned_back, b->bytes);
     cm_stats piped = cm_time_events(pipelined_region, &j, j.streams[0],
@@ -244,9 +250,10 @@ void bw_overlap(bw_report *r, bw_buffers *b, size_t chunks, size_t streams,
     char label[40];
     snprintf(label, sizeof label, "copy+compute, %zu chunks", chunks);
     bw_add_row(r, label, 2 * b->bytes, "H2D+D2H", piped.median_ms);
-    printf("     %4zu chunks, %2zu streams   %9.2f ms (%.2fx faster than "
-           "serial)\n", chunks, streams, piped.median_ms,
-           serial.median_ms / piped.median_ms);
+    snprintf(label, sizeof label, "%zu chunks on %zu streams", chunks,
+             streams);
+    printf("     %-28s %9.2f ms (%.2fx faster than serial)\n", label,
+           piped.median_ms, serial.median_ms / piped.median_ms);
     check_samples(&r->verdict, "pipelined output", &j);
 
     for (size_t i = 0; i < j.n_streams; i++) {

@@ -31,7 +31,6 @@ typedef struct {
     char *d_pool;        /* device: array i at i * array_bytes */
     void **d_dsts, **h_pool_srcs;   /* lists for cudaMemcpyBatchAsync */
     size_t *sizes;
-    enum cudaMemcpySrcAccessOrder order;   /* for the batch call */
     cudaStream_t stream;
 } small_set;
 
@@ -93,7 +92,9 @@ static cudaError_t batch_copy(small_set *s, void **srcs)
 {
     struct cudaMemcpyAttributes attrs;
     memset(&attrs, 0, sizeof attrs);
-    attrs.srcAccessOrder = s->order;
+    attrs.srcAccessOrder = srcs == s->h_arrays
+                               ? cudaMemcpySrcAccessOrderAny
+                               : cudaMemcpySrcAccessOrderStream;
     size_t attrs_index = 0;
 #if CUDART_VERSION >= 13000
     return cudaMemcpyBatchAsync(s->d_dsts, srcs, s->sizes, s->arrays,
@@ -126,7 +127,6 @@ typedef struct {
     int timing;        /* 0: events, legacy stream; 1: events, our
                           stream; 2: host clock */
     void **batch_srcs; /* a cudaMemcpyBatchAsync case: its source list */
-    enum cudaMemcpySrcAccessOrder order;
 } small_case;
 
 /* Times one case after poisoning the destination, prints its row and
@@ -136,9 +136,15 @@ static double run_case(bw_report *r, small_set *s, const small_case *c,
                        double baseline_ms, void *h_check)
 {
     size_t total = s->arrays * s->array_bytes;
-    s->order = c->order;
 #if CUDART_VERSION >= 12080
     if (c->batch_srcs) {
+        int driver = 0;
+        CUDA_CHECK(cudaDriverGetVersion(&driver));
+        if (driver < 12080) {
+            printf("   %-38s needs a CUDA 12.8 driver (this: %d.%d)\n",
+                   c->what, driver / 1000, driver % 1000 / 10);
+            return 0;
+        }
         cudaError_t err = batch_copy(s, c->batch_srcs);
         if (err != cudaSuccess) {
             /* Read and so clear the error: it is not one of ours that a
@@ -184,9 +190,9 @@ void bw_small_copies(bw_report *r, size_t arrays, size_t array_bytes)
     /* The arrays, twice: scattered in pageable memory and packed in one
      * pinned pool, with the same random contents. */
     s.h_arrays = (void **)cm_host_alloc(arrays * sizeof(void *), "list");
-    CUDA_CHECK(cudaMallocHost(&s.h_pool, total));
-    CUDA_CHECK(cudaMallocHost(&s.h_stage, total));
-    CUDA_CHECK(cudaMalloc(&s.d_pool, total));
+    CUDA_CHECK(cudaMallocHost((void **)&s.h_pool, total));
+    CUDA_CHECK(cudaMallocHost((void **)&s.h_stage, total));
+    CUDA_CHECK(cudaMalloc((void **)&s.d_pool, total));
     cm_fill_uniform_f64((double *)s.h_pool, total / sizeof(double),
                         SMALL_SEED);
     s.d_dsts = (void **)cm_host_alloc(arrays * sizeof(void *), "list");
@@ -204,19 +210,19 @@ void bw_small_copies(bw_report *r, size_t arrays, size_t array_bytes)
 
     const small_case cases[] = {
         {"one by one, pageable (cudaMemcpy)", "small, 1 by 1, pageable",
-         one_by_one_pageable, 0, NULL, cudaMemcpySrcAccessOrderStream},
+         one_by_one_pageable, 0, NULL},
         {"one by one, pinned (cudaMemcpyAsync)", "small, 1 by 1, pinned",
-         one_by_one_pinned, 1, NULL, cudaMemcpySrcAccessOrderStream},
+         one_by_one_pinned, 1, NULL},
 #if CUDART_VERSION >= 12080
         {"cudaMemcpyBatchAsync, pageable", "small, BatchAsync, pageable",
-         batch_pageable, 1, s.h_arrays, cudaMemcpySrcAccessOrderAny},
+         batch_pageable, 1, s.h_arrays},
         {"cudaMemcpyBatchAsync, pinned", "small, BatchAsync, pinned",
-         batch_pinned, 1, s.h_pool_srcs, cudaMemcpySrcAccessOrderStream},
+         batch_pinned, 1, s.h_pool_srcs},
 #endif
         {"packed in pinned memory, one copy", "small, packed, 1 copy",
-         packed_copy, 1, NULL, cudaMemcpySrcAccessOrderStream},
-        {"pack on the CPU + one copy (host clock)", "small, pack + 1 copy",
-         pack_and_copy, 2, NULL, cudaMemcpySrcAccessOrderStream},
+         packed_copy, 1, NULL},
+        {"pack on the CPU + 1 copy (host clock)", "small, pack + 1 copy",
+         pack_and_copy, 2, NULL},
     };
     size_t n_cases = sizeof cases / sizeof cases[0];
     printf("   %-38s %8s %8s %7s %7s\n", "", "ms", "us/array", "GB/s",

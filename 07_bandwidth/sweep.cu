@@ -44,20 +44,21 @@ int bw_sweep(size_t min, size_t max, int warmup, int repeat,
     bw_sweep_sizes(min, max, sizes, n);
     bw_sweep_point *points = (bw_sweep_point *)cm_host_alloc(
         n * sizeof(bw_sweep_point), "the sweep");
-    char text[64];
+    char text[64], max_text[32];
     printf("\nsweep: %zu sizes from %s to %s; each copy one direction, "
            "median of %d after %d\nwarm-up(s); GB/s = 1e9 bytes/s of the "
-           "bytes copied\n", n, cm_fmt_bytes_short(min, text, 32),
-           cm_fmt_bytes_short(max, text + 32, 32), repeat, warmup);
+           "bytes copied\n", n, cm_fmt_bytes_short(min, text, sizeof text),
+           cm_fmt_bytes_short(max, max_text, sizeof max_text), repeat,
+           warmup);
 
     /* One buffer of each kind at the largest size; each size copies a
      * prefix. Pageable memory is touched (filled) before any timing. */
     unsigned char *h_page_src, *h_page_dst, *h_pin_src, *h_pin_dst, *d_buf;
     h_page_src = (unsigned char *)cm_host_alloc(max, "pageable source");
     h_page_dst = (unsigned char *)cm_host_alloc(max, "pageable target");
-    CUDA_CHECK(cudaMallocHost(&h_pin_src, max));
-    CUDA_CHECK(cudaMallocHost(&h_pin_dst, max));
-    CUDA_CHECK(cudaMalloc(&d_buf, max));
+    CUDA_CHECK(cudaMallocHost((void **)&h_pin_src, max));
+    CUDA_CHECK(cudaMallocHost((void **)&h_pin_dst, max));
+    CUDA_CHECK(cudaMalloc((void **)&d_buf, max));
     fill_random_bytes(h_page_src, max);
     memcpy(h_pin_src, h_page_src, max);
     bw_poison_host(h_page_dst, max);

@@ -16,9 +16,6 @@ cm_usage(07_bandwidth min_without_sweep
 cm_usage(07_bandwidth min_above_max
          "^07_bandwidth: --min must not be larger than --max" --sweep
          --min 2M --max 1M)
-cm_usage(07_bandwidth chunks_too_many
-         "^07_bandwidth: --chunks must not exceed the N x N elements"
-         --n 3 --chunks 10)
 cm_usage(07_bandwidth max_huge "--max: '2T' must be at most" --sweep
          --max 2T)
 cm_cpu_run(07_bandwidth.host_too_small exit 1
@@ -34,6 +31,7 @@ cm_gpu(07_bandwidth odd_sizes --quick --n 333 --arrays 7 --array-bytes 24
        --chunks 5 --streams 3 --work 3 --csv bandwidth.csv)
 cm_gpu(07_bandwidth one_stream --quick --chunks 1 --streams 1 --repeat 1
        --warmup 0)
+cm_gpu(07_bandwidth tiny --quick --n 2 --arrays 1 --array-bytes 8)
 cm_gpu(07_bandwidth sweep --quick --sweep --min 1001 --max 300000
        --csv sweep.csv)
 
