@@ -39,9 +39,10 @@ typedef struct {
     void *h_src, *h_back, *d_data;
 } trip;
 
-/* The timed regions. cudaMemcpy between pageable host memory and the GPU
- * returns only when the copy is complete, so both event timing and the
- * host clock see the whole transfer. */
+/* The timed regions, timed with CUDA events: the stop event completes
+ * only after the copy's DMA, whatever the host sees. (A pageable cudaMemcpy
+ * to the device may return once the data is in the driver's staging
+ * buffer, before it reaches the GPU; to the host it returns when done.) */
 static void h2d_region(void *ctx)
 {
     trip *t = (trip *)ctx;
@@ -97,6 +98,7 @@ static void run_trip(trip *t, const cm_options *opt, FILE *csv,
     t0 = cm_now_ms();
     CUDA_CHECK(cudaMemcpy(t->d_data, t->h_src, t->nbytes,
                           cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaDeviceSynchronize());  /* the DMA may still be running */
     double first_h2d = cm_now_ms() - t0;
 
     /* x_np_from_cp = cp.asnumpy(x_cp): host memory, copy back. The first
