@@ -1,0 +1,275 @@
+/* 05_hybrid_threads - prepare on the CPU, compute on the GPU, and keep
+ * both busy at once.
+ *
+ * Mirrors section 2.24.3 of the tutorial: NumPy makes the inputs, CuPy
+ * multiplies them, and a ThreadPoolExecutor runs compute_matrix_mult:
+ *     future = executor.submit(compute_matrix_mult, a_np, b_np)
+ *     c_np = future.result()
+ * Each task here prepares A and B on the CPU (random samples, each row
+ * normalised), copies them in, multiplies (cublasDgemm), copies C out and
+ * checks it (Freivalds, O(n^2)). Three modes, each timed and verified:
+ *   serial    the tutorial's first example: one thread, task after task;
+ *   offload   the tutorial's thread pool: a worker does the GPU part while
+ *             the main thread does CPU work (and we show how much);
+ *   pipeline  W GPU workers with their own streams and pinned buffers, and
+ *             every CPU thread preparing: all stages of different tasks
+ *             overlap (pipeline.cu). We compare it with its floor.
+ *
+ * Run: make run-05    (options: make run-05 ARGS="--help")
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cuda_runtime.h>
+#include <cublas_v2.h>
+
+#include "alloc.h"
+#include "ceiling.h"
+#include "check.h"
+#include "device.h"
+#include "hybrid.h"
+#include "options.h"
+#include "timing.h"
+#include "units.h"
+#include "verify.h"
+
+static const char *const PROGRAM = PROGRAM_NAME;
+static const uint64_t RANDOM_SEED = 42;
+static const size_t QUICK_N = 300;
+static const int QUICK_TASKS = 5, QUICK_WORKERS = 2, QUICK_THREADS = 2;
+
+/* The tutorial's compute_matrix_mult: cp.asarray(a), cp.asarray(b),
+ * cp.dot, cp.asnumpy. cudaMemcpy from pageable memory goes through a
+ * staging buffer and blocks the calling thread until it is done. */
+static int compute_matrix_mult(gpu_lane *lane, task_data *d, char *err,
+                               size_t err_len)
+{
+    size_t bytes = d->n * d->n * sizeof(double);
+    TRY_CUDA(cudaEventRecord(lane->marks[0], lane->stream));
+    TRY_CUDA(cudaMemcpy(lane->d_a, d->h_a, bytes, cudaMemcpyHostToDevice));
+    TRY_CUDA(cudaMemcpy(lane->d_b, d->h_b, bytes, cudaMemcpyHostToDevice));
+    TRY_CUDA(cudaEventRecord(lane->marks[1], lane->stream));
+    if (lane_gemm(lane, d->n, err, err_len) != 0)
+        return 1;
+    TRY_CUDA(cudaEventRecord(lane->marks[2], lane->stream));
+    TRY_CUDA(cudaMemcpy(d->h_c, lane->d_c, bytes, cudaMemcpyDeviceToHost));
+    TRY_CUDA(cudaEventRecord(lane->marks[3], lane->stream));
+    TRY_CUDA(cudaEventSynchronize(lane->marks[3]));
+    return 0;
+}
+
+/* Prep and check on the calling thread, timed on the run's clock. */
+static void prep_here(const settings *s, task_data *d, int k,
+                      const run_clock *clock, task_record *r)
+{
+    char unused[8];
+    r->start_ms[STAGE_PREP] = run_clock_ms(clock);
+    task_prepare(d, s->seed, k, NULL, 1, k, &r->cpu_ms, unused,
+                 sizeof unused);
+    r->end_ms[STAGE_PREP] = run_clock_ms(clock);
+}
+
+static int check_here(task_data *d, const run_clock *clock, task_record *r,
+                      run_failure *failure, int k)
+{
+    double check_ms;
+    r->start_ms[STAGE_CHECK] = run_clock_ms(clock);
+    int failed = task_check(d, NULL, 1, k, &check_ms, &r->worst_ratio,
+                            failure->message, sizeof failure->message);
+    r->end_ms[STAGE_CHECK] = run_clock_ms(clock);
+    r->cpu_ms += check_ms;
+    if (failed)
+        failure->task = k;
+    return failed;
+}
+
+/* ---- mode 1: serial ---- */
+double run_serial(const settings *s, simple_mode *m,
+                         run_clock *clock, task_record *records,
+                         run_failure *failure)
+{
+    task_data *d = &m->sets[0];
+    run_clock_start(clock);
+    for (int k = 0; k < s->tasks; k++) {
+        records[k].worker = 0;
+        prep_here(s, d, k, clock, &records[k]);
+        if (compute_matrix_mult(&m->lane, d, failure->message,
+                                sizeof failure->message) != 0 ||
+            lane_stage_times(&m->lane, clock, &records[k],
+                             failure->message,
+                             sizeof failure->message) != 0) {
+            failure->task = k;
+            break;
+        }
+        spoil_if_asked(s, d, k);
+        if (check_here(d, clock, &records[k], failure, k))
+            break;
+    }
+    return run_clock_ms(clock);
+}
+
+/* ---- mode 2: offload ---- */
+typedef struct {
+    gpu_lane *lane;
+    task_data *d;
+} offload_job;
+
+static int offload_task(void *arg, int worker, char *err, size_t err_len)
+{
+    offload_job *job = (offload_job *)arg;
+    (void)worker;
+    return compute_matrix_mult(job->lane, job->d, err, err_len);
+}
+
+/* The tutorial submits and at once waits on future.result(), which gains
+ * nothing. Between submit and wait we check the previous task and prepare
+ * the next one into the other set of host buffers. */
+double run_offload(const settings *s, simple_mode *m,
+                          run_clock *clock, task_record *records,
+                          run_failure *failure, offload_stats *stats)
+{
+    memset(stats, 0, sizeof *stats);
+    run_clock_start(clock);
+    prep_here(s, &m->sets[0], 0, clock, &records[0]);
+    for (int k = 0; k < s->tasks && failure->task < 0; k++) {
+        offload_job job = {&m->lane, &m->sets[k % 2]};
+        records[k].worker = 0;
+        pool_future *f = pool_submit(m->worker, offload_task, &job);
+        if (!f) {
+            fprintf(stderr, "out of host memory for a task\n");
+            exit(1);
+        }
+        double work_start = cm_now_ms();
+        if (k > 0)
+            check_here(&m->sets[(k - 1) % 2], clock, &records[k - 1],
+                       failure, k - 1);
+        if (failure->task < 0 && k + 1 < s->tasks)
+            prep_here(s, &m->sets[(k + 1) % 2], k + 1, clock,
+                      &records[k + 1]);
+        double wait_start = cm_now_ms();
+        int status = pool_wait(f);
+        stats->main_work_ms += wait_start - work_start;
+        stats->main_wait_ms += cm_now_ms() - wait_start;
+        stats->worker_ms += pool_run_ms(f);
+        if (status != 0 && failure->task < 0) {
+            failure->task = k;
+            snprintf(failure->message, sizeof failure->message, "%s",
+                     pool_error(f));
+        }
+        pool_future_free(f);
+        if (failure->task < 0 &&
+            lane_stage_times(&m->lane, clock, &records[k], failure->message,
+                             sizeof failure->message) != 0)
+            failure->task = k;
+        spoil_if_asked(s, &m->sets[k % 2], k);
+    }
+    if (failure->task < 0)
+        check_here(&m->sets[(s->tasks - 1) % 2], clock,
+                   &records[s->tasks - 1], failure, s->tasks - 1);
+    return run_clock_ms(clock);
+}
+
+int main(int argc, char **argv)
+{
+    const size_t default_n = 4000;
+    const long long default_tasks = 8, default_workers = 4;
+    size_t n = default_n;
+    long long tasks = default_tasks, workers = default_workers;
+    long long threads = 0, fail_task = -1;
+    const char *mode = "all", *timeline = NULL;
+    cm_opt own[] = {
+        {"n", CM_OPT_SIZE, &n, "N", "side of the N x N float64 matrices",
+         NULL, 1, 32768},
+        {"tasks", CM_OPT_INT, &tasks, "T", "number of tasks", NULL, 1,
+         100000},
+        {"workers", CM_OPT_INT, &workers, "W", "GPU workers in the pipeline",
+         NULL, 1, 64},
+        {"threads", CM_OPT_INT, &threads, "N", "CPU threads in the pipeline "
+         "(0: all CPUs)", NULL, 0, 1024},
+        {"mode", CM_OPT_CHOICE, &mode, "MODE", "modes to run",
+         "serial|offload|pipeline|all", 0, 0},
+        {"timeline", CM_OPT_STRING, &timeline, "FILE", "CSV of every task's "
+         "stage start/end (ms)", NULL, 0, 0},
+        {"fail-task", CM_OPT_INT, &fail_task, "K", "spoil task K's result "
+         "(shows a failed run)", NULL, -1, 1000000},
+    };
+    cm_cli cli = {PROGRAM, "Prepare on the CPU, multiply on the GPU: one "
+                  "task after another, offloaded\nto a worker thread, and "
+                  "pipelined (mirrors ThreadPoolExecutor + cp.dot).", own, 7,
+                  NULL};
+    cm_options opt = cm_options_default();
+    opt.repeat = 3;             /* a run of 8 serial tasks takes ~1 s */
+    opt.warmup = 1;
+    cm_parse_or_exit(&cli, &opt, argc, argv);
+    if (opt.quick) {            /* small sizes, unless set otherwise */
+        n = n == default_n ? QUICK_N : n;
+        tasks = tasks == default_tasks ? QUICK_TASKS : tasks;
+        workers = workers == default_workers ? QUICK_WORKERS : workers;
+        threads = threads == 0 ? QUICK_THREADS : threads;
+        opt.repeat = opt.repeat_given ? opt.repeat : 1;
+    }
+    if (fail_task >= tasks) {
+        fprintf(stderr, "%s: --fail-task %lld: the tasks are 0..%lld "
+                "(see --help)\n", PROGRAM, fail_task, tasks - 1);
+        return CM_EXIT_USAGE;
+    }
+    settings s;
+    s.n = n;
+    s.bytes = cm_mul_size(n * n, sizeof(double), "a matrix");
+    s.tasks = (int)tasks;
+    s.workers = (int)workers;
+    s.threads = threads > 0 ? (int)threads : pool_cpu_count();
+    s.fail_task = (int)fail_task;
+    s.seed = RANDOM_SEED;
+
+    cm_select_device((int)opt.device, NULL);
+    /* A thread that waits for the GPU spins on its core by default (when
+     * there are more cores than GPUs). Blocking sync makes it sleep, so
+     * the cores stay with the threads that prepare and check. */
+    CUDA_CHECK(cudaSetDeviceFlags(cudaDeviceScheduleBlockingSync));
+    char bytes_text[64];
+    printf("%d tasks, each C = A B with A, B, C of %zu x %zu float64, %s "
+           "each\n", s.tasks, n, n,
+           cm_fmt_bytes(s.bytes, bytes_text, sizeof bytes_text));
+    printf("a task: prepare A and B on the CPU, copy them in, GEMM "
+           "(2 n^3 = %.3g flop), copy C out, check it (Freivalds)\n",
+           2.0 * (double)n * (double)n * (double)n);
+    printf("pipeline: %d GPU workers, %d CPU threads (this process may use "
+           "%d CPUs)\n", s.workers, s.threads, pool_cpu_count());
+
+    /* The limits we compare against, measured here, each alone. */
+    ceilings limits = measure_ceilings(&s, opt.quick ? 3 : 10);
+    cm_verdict verdict = {0};
+    mode_summary modes[MODE_COUNT];
+    task_record *records[MODE_COUNT] = {NULL, NULL, NULL};
+    int count = 0;
+    for (int m = 0; m < MODE_COUNT; m++) {
+        if (strcmp(mode, "all") != 0 && strcmp(mode, MODE_NAMES[m]) != 0)
+            continue;
+        printf("\n%s:\n", MODE_NAMES[m]);
+        measure_mode(m, &s, &limits, (int)opt.warmup, (int)opt.repeat,
+                     &verdict, &modes[count], &records[count]);
+        count++;
+    }
+    printf("\n");
+    print_table(modes, count);
+    for (int m = 1; m < count; m++)
+        if (strcmp(modes[0].mode, "serial") == 0)
+            printf("%s is %.2fx faster than serial\n", modes[m].mode,
+                   modes[0].wall_ms / modes[m].wall_ms);
+
+    char err[1300];
+    if ((opt.csv && write_table_csv(opt.csv, modes, count, err,
+                                    sizeof err) != 0) ||
+        (timeline && write_timeline(timeline, modes, count, err,
+                                    sizeof err) != 0)) {
+        fprintf(stderr, "%s: %s\n", PROGRAM, err);
+        return CM_EXIT_FAIL;
+    }
+    for (int m = 0; m < count; m++)
+        free(records[m]);
+    printf("\n");
+    return cm_verdict_report(&verdict);
+}

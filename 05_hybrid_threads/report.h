@@ -1,0 +1,96 @@
+/* report.h - what the runs of one mode measured, and how it is reported:
+ * per-stage medians, the pipeline's floor, and the two CSV files.
+ *
+ *   stage_medians(records, tasks, ms);         median of each stage's time
+ *   pipeline_floor f = floor_of(&inputs);      f.floor_ms, FLOOR_NAMES[f.limit]
+ *   write_table_csv("modes.csv", modes, 3, err, sizeof err);
+ *
+ * Times are milliseconds from the start of the run they belong to.
+ */
+#ifndef REPORT_H
+#define REPORT_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum { STAGE_PREP, STAGE_H2D, STAGE_GEMM, STAGE_D2H, STAGE_CHECK,
+       STAGE_COUNT };
+extern const char *const STAGE_NAMES[STAGE_COUNT];  /* "prep", "h2d", ... */
+
+typedef struct {
+    double start_ms[STAGE_COUNT], end_ms[STAGE_COUNT];
+    double cpu_ms;        /* busy time of its prep and check, all threads */
+    double worst_ratio;   /* Freivalds: largest |Cx - ABx| / tolerance */
+    int worker;           /* the GPU worker that ran its GPU part */
+} task_record;
+
+typedef struct {
+    const char *mode;
+    size_t n;                       /* matrix side */
+    int tasks, workers, threads, runs;
+    double wall_ms;                 /* median over the timed runs */
+    double stage_ms[STAGE_COUNT];   /* median per task, median run */
+    double cpu_ms;                  /* CPU busy time, all tasks, median run */
+    double floor_ms;                /* 0: not computed for this mode */
+    const char *limit;              /* the resource that sets the floor */
+    const task_record *records;     /* the median run's tasks */
+} mode_summary;
+
+/* Median over tasks of each stage's duration (end - start). */
+void stage_medians(const task_record *records, int tasks,
+                   double out_ms[STAGE_COUNT]);
+
+/* Index of the run with the median wall time (the lower middle one for
+ * an even count). */
+int median_run(const double *wall_ms, int runs);
+
+enum { FLOOR_H2D, FLOOR_D2H, FLOOR_GEMM, FLOOR_CPU, FLOOR_TERMS };
+extern const char *const FLOOR_NAMES[FLOOR_TERMS];
+
+typedef struct {
+    double h2d_bytes, h2d_gbps;     /* all tasks; pinned bandwidth alone */
+    double d2h_bytes, d2h_gbps;
+    double gemm_ms;                 /* all tasks, each GEMM timed alone */
+    double cpu_ms;                  /* CPU busy time, all tasks */
+    int cpu_threads;
+} floor_inputs;
+
+typedef struct {
+    double term_ms[FLOOR_TERMS];    /* each resource's time at full speed */
+    double floor_ms;                /* the largest term */
+    int limit;                      /* its index */
+} pipeline_floor;
+
+/* Each resource works on its own and in parallel with the others, so the
+ * run cannot be faster than the busiest one: floor = max of the terms. */
+pipeline_floor floor_of(const floor_inputs *in);
+
+/* The lines of one mode: wall time, tasks/s, stage medians, CPU time. */
+void print_mode(const mode_summary *m);
+
+/* The floor's terms, one line each, then the run's time against it. */
+void print_floor(const floor_inputs *in, const pipeline_floor *f,
+                 int tasks, double wall_ms);
+
+/* One row per mode: wall time, tasks/s and the stage medians. */
+void print_table(const mode_summary *modes, int count);
+
+/* mode,n,tasks,workers,threads,runs,wall_ms,tasks_per_s, the stage
+ * medians, cpu_ms, floor_ms, limit: one row per mode. Written completely
+ * or not at all; returns 0, or -1 with the reason in err. */
+int write_table_csv(const char *path, const mode_summary *modes, int count,
+                    char *err, size_t err_len);
+
+/* mode,task,worker,stage,start_ms,end_ms: one row per task and stage of
+ * each mode's median run. Same contract. */
+int write_timeline(const char *path, const mode_summary *modes, int count,
+                   char *err, size_t err_len);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* REPORT_H */
