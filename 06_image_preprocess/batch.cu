@@ -1,0 +1,278 @@
+/* batch.cu - the batch half of 06_image_preprocess: many image files into
+ * one (N, H, W) float32 tensor, as a real preprocessing job needs.
+ *
+ * A pipeline, so that the CPU cores, both copy engines and the GPU all
+ * work at once:
+ *   decode threads (decode_pool.c) -> pinned staging buffers ->
+ *   cudaMemcpyAsync H2D -> fused kernel -> cudaMemcpyAsync D2H -> file
+ * Image i goes to stream i % S. While its copy runs, the images before it
+ * compute and copy back on the other streams, and the decode threads are
+ * already working on the images after it.
+ *
+ * Run: make run-06 ARGS="images/ --out-npy batch.npy"
+ *      make run-06 ARGS="--list files.txt --resize 224x224 --skip-bad"
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cuda_runtime.h>
+
+#include "alloc.h"
+#include "batch_inputs.h"
+#include "check.h"
+#include "decode_pool.h"
+#include "device.h"
+#include "files.h"
+#include "npy.h"
+#include "preprocess.h"
+#include "reference.h"
+#include "timing.h"
+#include "units.h"
+#include "verify.h"
+
+static const int DEFAULT_STREAMS = 3;
+static const int MAX_DEFAULT_THREADS = 16;
+static const double PROGRESS_EVERY_MS = 250;
+
+/* The .npy being written. If the program stops early (a CUDA error exits
+ * from inside CUDA_CHECK), this handler removes the temporary file, so
+ * nothing half-written is left behind. */
+static cm_out_file *g_partial_output;
+static void remove_partial_output(void)
+{
+    if (g_partial_output)
+        cm_out_abort(g_partial_output);
+}
+
+/* One stream with its own device buffers and pinned result buffer, and
+ * the image it has in flight. */
+typedef struct {
+    cudaStream_t stream;
+    uint8_t *d_in;
+    float *d_out, *h_out;
+    const uint8_t *h_in;  /* the staging buffer its image came from */
+    size_t image;
+    int busy;
+} lane;
+
+typedef struct {
+    size_t done, mismatched, first_mismatch;
+    int write_failed;
+} batch_totals;
+
+/* Waits for the lane's image, checks it against the CPU reference,
+ * appends it to the file and gives its staging buffer back to the
+ * decoders, which may only now overwrite it. */
+static void finish(lane *l, dp_pool *pool, FILE *out, size_t width,
+                   size_t height, batch_totals *t)
+{
+    CUDA_CHECK(cudaStreamSynchronize(l->stream));
+    size_t n = width * height;
+    if (ref_first_mismatch(l->h_out, l->h_in, width, height) != n &&
+        t->mismatched++ == 0)
+        t->first_mismatch = l->image;
+    if (out && fwrite(l->h_out, sizeof(float), n, out) != n)
+        t->write_failed = 1;
+    dp_release(pool, l->image);
+    l->busy = 0;
+    t->done++;
+}
+
+static int default_threads(void)
+{
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    return cores < 1 ? 1 : cores > MAX_DEFAULT_THREADS ? MAX_DEFAULT_THREADS
+                                                       : (int)cores;
+}
+
+int run_batch(const batch_options *b, const cm_options *opt)
+{
+    /* The files, each checked (header, completeness, size) before the GPU
+     * is touched. */
+    char err[1280], text[64];
+    path_list list;
+    if (inputs_collect(b->paths, b->n_paths, b->list_file, &list, err,
+                       sizeof err) != 0)
+        cli_fail(err);
+    batch_source src = {&list, b->resize_width, b->resize_height,
+                        b->resize_width > 0, b->max_pixels};
+    size_t files = list.count, skipped = 0, file_bytes = 0;
+    double start = cm_now_ms();
+    if (inputs_check(&src, b->skip_bad, &skipped, &file_bytes, err,
+                     sizeof err) != 0)
+        cli_fail(err);
+    double check_ms = cm_now_ms() - start;
+    size_t n_images = list.count;
+    size_t pixels = cm_mul_size(src.width, src.height, "an image");
+    size_t out_bytes = cm_mul_size(pixels, sizeof(float), "a tensor");
+    int streams = b->streams ? b->streams : DEFAULT_STREAMS;
+    int threads = b->threads ? b->threads : default_threads();
+    size_t n_slots = (size_t)streams + (size_t)threads;
+
+    cm_select_device((int)opt->device, NULL);
+    printf("batch: %zu images of %zu files (%zu skipped), %zu x %zu each "
+           "(%s), checked in %.1f ms\n", n_images, files, skipped,
+           src.width, src.height, src.resize ? "resized, bilinear"
+                                             : "all the same size",
+           check_ms);
+    printf("pipeline: %d decode threads, %zu pinned staging buffers of %s, "
+           "%d CUDA streams\n", threads, n_slots,
+           cm_fmt_bytes_short(pixels, text, sizeof text), streams);
+
+    /* Pinned memory for every buffer the copy engines touch: only then is
+     * cudaMemcpyAsync really asynchronous and the copies can overlap. */
+    cm_require_device_bytes((size_t)streams * (pixels + out_bytes),
+                            "the streams' device buffers");
+    uint8_t **h_slots = (uint8_t **)cm_host_alloc(
+        n_slots * sizeof(uint8_t *), "the staging list");
+    for (size_t s = 0; s < n_slots; s++)
+        CUDA_CHECK(cudaMallocHost(&h_slots[s], pixels));
+    lane *lanes = (lane *)cm_host_alloc(streams * sizeof(lane), "lanes");
+    for (int k = 0; k < streams; k++) {
+        memset(&lanes[k], 0, sizeof lanes[k]);
+        CUDA_CHECK(cudaStreamCreate(&lanes[k].stream));
+        CUDA_CHECK(cudaMalloc(&lanes[k].d_in, pixels));
+        CUDA_CHECK(cudaMalloc(&lanes[k].d_out, out_bytes));
+        CUDA_CHECK(cudaMallocHost(&lanes[k].h_out, out_bytes));
+    }
+
+    /* The .npy goes out as the images come back; its header announces N
+     * images and is rewritten at the end if some failed to decode. */
+    cm_out_file out_file;
+    FILE *out = NULL;
+    char header[NPY_HEADER_MAX];
+    size_t shape[3] = {n_images, src.height, src.width};
+    size_t header_len = npy_header(header, sizeof header, shape, 3);
+    batch_totals t = {0, 0, 0, 0};
+    if (b->out_npy) {
+        if (cm_out_open(&out_file, b->out_npy) != 0)
+            cli_fail(out_file.error);
+        out = out_file.fp;
+        g_partial_output = &out_file;
+        atexit(remove_partial_output);
+        t.write_failed = fwrite(header, 1, header_len, out) != header_len;
+    }
+
+    dp_pool *pool = dp_start(n_images, h_slots, n_slots, threads,
+                             inputs_decode, &src);
+    if (!pool)
+        cli_fail("cannot start the decode threads");
+    size_t submitted = 0, failed = 0;
+    int show_progress = isatty(STDERR_FILENO);
+    double t0 = cm_now_ms(), shown = t0;
+    for (size_t i = 0; i < n_images; i++) {
+        const char *why;
+        const uint8_t *h_in = dp_wait(pool, i, &why);
+        if (!h_in && !b->skip_bad) {
+            snprintf(err, sizeof err, "%s", why);
+            dp_stop(pool);
+            cli_fail(err);  /* the exit handler removes the partial file */
+        }
+        if (!h_in) {
+            fprintf(stderr, "skipped: %s\n", why);
+            dp_release(pool, i);
+            failed++;
+            continue;
+        }
+        /* The lane's previous image must be done before its buffers are
+         * reused. Then copy in, compute and copy out, queued in order on
+         * the lane's stream; the host thread goes on at once. */
+        lane *l = &lanes[submitted % streams];
+        if (l->busy)
+            finish(l, pool, out, src.width, src.height, &t);
+        CUDA_CHECK(cudaMemcpyAsync(l->d_in, h_in, pixels,
+                                   cudaMemcpyHostToDevice, l->stream));
+        launch_normalize_flip(l->d_out, l->d_in, src.width, src.height,
+                              l->stream);
+        CUDA_CHECK(cudaMemcpyAsync(l->h_out, l->d_out, out_bytes,
+                                   cudaMemcpyDeviceToHost, l->stream));
+        l->h_in = h_in;
+        l->image = i;
+        l->busy = 1;
+        submitted++;
+        if (show_progress && cm_now_ms() - shown >= PROGRESS_EVERY_MS) {
+            fprintf(stderr, "\r%zu / %zu images", i + 1, n_images);
+            shown = cm_now_ms();
+        }
+    }
+    /* The rest, oldest first, so the file keeps the input order. */
+    for (int k = 0; k < streams; k++) {
+        lane *l = &lanes[(submitted + (size_t)k) % streams];
+        if (l->busy)
+            finish(l, pool, out, src.width, src.height, &t);
+    }
+    double wall_ms = cm_now_ms() - t0, decode_ms = dp_busy_ms(pool);
+    dp_stop(pool);
+    if (show_progress)
+        fprintf(stderr, "\r%zu / %zu images\n", n_images, n_images);
+
+    cm_verdict verdict = {0};
+    snprintf(err, sizeof err, "%zu images differ, the first is %s",
+             t.mismatched, t.mismatched ? list.paths[t.first_mismatch] : "-");
+    cm_check_true(&verdict, "every image vs CPU reference (exact)",
+                  t.mismatched == 0, err);
+    snprintf(err, sizeof err, "%zu of %zu", t.done, n_images - failed);
+    cm_check_true(&verdict, "every decoded image computed",
+                  t.done == n_images - failed, err);
+
+    printf("processed: %zu images in %.1f ms (skipped %zu at the check, "
+           "%zu while decoding)\n", t.done, wall_ms, skipped, failed);
+    printf("throughput: %.1f images/s, %.1f MB/s of files read, %.1f MB/s "
+           "of float32 tensor\n", t.done / (wall_ms * 1e-3),
+           cm_gbps((double)file_bytes, wall_ms) * 1e3,
+           cm_gbps((double)t.done * out_bytes, wall_ms) * 1e3);
+    printf("decode threads busy %.1f ms in all, %.0f%% of %d threads x wall "
+           "time (near 100%%: decoding limits the batch)\n", decode_ms,
+           100.0 * decode_ms / (threads * wall_ms), threads);
+
+    /* The header now says how many images the file really holds. */
+    if (out) {
+        shape[0] = t.done;
+        if (npy_header(header, sizeof header, shape, 3) != header_len ||
+            fseek(out, 0, SEEK_SET) != 0 ||
+            fwrite(header, 1, header_len, out) != header_len)
+            t.write_failed = 1;
+        g_partial_output = NULL;
+        if (t.write_failed || verdict.failures > 0) {
+            cm_out_abort(&out_file);
+            printf("%s: not written (%s)\n", b->out_npy,
+                   t.write_failed ? "write error" : "checks failed");
+        } else if (cm_out_commit(&out_file) != 0) {
+            cli_fail(out_file.error);
+        } else {
+            printf("wrote %s (float32, shape (%zu, %zu, %zu))\n",
+                   b->out_npy, t.done, src.height, src.width);
+        }
+        if (t.write_failed)
+            cm_check_true(&verdict, "tensor file written", 0, b->out_npy);
+    }
+    if (opt->csv) {
+        cm_out_file csv;
+        if (cm_out_open(&csv, opt->csv) != 0)
+            cli_fail(csv.error);
+        fprintf(csv.fp, "images,skipped,wall_ms,images_per_s,file_mb_per_s,"
+                "tensor_mb_per_s\n%zu,%zu,%.3f,%.3f,%.3f,%.3f\n", t.done,
+                skipped + failed, wall_ms, t.done / (wall_ms * 1e-3),
+                cm_gbps((double)file_bytes, wall_ms) * 1e3,
+                cm_gbps((double)t.done * out_bytes, wall_ms) * 1e3);
+        if (cm_out_commit(&csv) != 0)
+            cli_fail(csv.error);
+    }
+
+    for (int k = 0; k < streams; k++) {
+        CUDA_CHECK(cudaStreamDestroy(lanes[k].stream));
+        CUDA_CHECK(cudaFree(lanes[k].d_in));
+        CUDA_CHECK(cudaFree(lanes[k].d_out));
+        CUDA_CHECK(cudaFreeHost(lanes[k].h_out));
+    }
+    for (size_t s = 0; s < n_slots; s++)
+        CUDA_CHECK(cudaFreeHost(h_slots[s]));
+    free(h_slots);
+    free(lanes);
+    path_list_free(&list);
+    printf("\n");
+    return cm_verdict_report(&verdict);
+}

@@ -1,0 +1,222 @@
+/* batch_inputs.c - collecting, checking and decoding the batch's files. */
+#include "batch_inputs.h"
+#include "image_io.h"
+#include "reference.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+/* The extensions taken from a directory; other files there are ignored. */
+static const char *const IMAGE_EXTENSIONS[] = {
+    "png", "jpg", "jpeg", "bmp", "gif", "tga", "psd", "hdr", "pic",
+    "pgm", "ppm", "pnm"};
+
+static int has_image_extension(const char *name)
+{
+    const char *dot = strrchr(name, '.');
+    if (!dot)
+        return 0;
+    char ext[8];
+    size_t n = strlen(dot + 1);
+    if (n == 0 || n >= sizeof ext)
+        return 0;
+    for (size_t i = 0; i <= n; i++)
+        ext[i] = (char)tolower((unsigned char)dot[1 + i]);
+    for (size_t i = 0; i < sizeof IMAGE_EXTENSIONS / sizeof(char *); i++)
+        if (strcmp(ext, IMAGE_EXTENSIONS[i]) == 0)
+            return 1;
+    return 0;
+}
+
+/* Appends a copy of path. Returns 0, or -1 when memory runs out. */
+static int add_path(path_list *list, const char *path, size_t *capacity)
+{
+    if (list->count == *capacity) {
+        size_t grown = *capacity ? 2 * *capacity : 16;
+        char **paths = realloc(list->paths, grown * sizeof *paths);
+        if (!paths)
+            return -1;
+        list->paths = paths;
+        *capacity = grown;
+    }
+    list->paths[list->count] = strdup(path);
+    return list->paths[list->count++] ? 0 : -1;
+}
+
+static int by_name(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int collect_directory(const char *dir, path_list *out,
+                             size_t *capacity, char *err, size_t err_len)
+{
+    DIR *d = opendir(dir);
+    if (!d) {
+        snprintf(err, err_len, "%s: cannot list: %s", dir, strerror(errno));
+        return -1;
+    }
+    struct dirent *e;
+    char path[4096];
+    int rc = 0;
+    while (rc == 0 && (e = readdir(d)) != NULL) {
+        struct stat st;
+        if (e->d_name[0] == '.' || !has_image_extension(e->d_name))
+            continue;
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        if (stat(path, &st) == 0 && S_ISREG(st.st_mode))
+            rc = add_path(out, path, capacity);
+    }
+    closedir(d);
+    if (rc != 0) {
+        snprintf(err, err_len, "%s: not enough memory to list it", dir);
+        return -1;
+    }
+    if (out->count == 0) {
+        snprintf(err, err_len, "%s: no image files in this directory "
+                 "(.png, .jpg, .bmp, .gif, .tga, .pgm, ...)", dir);
+        return -1;
+    }
+    qsort(out->paths, out->count, sizeof *out->paths, by_name);
+    return 0;
+}
+
+static int collect_list_file(const char *list_file, path_list *out,
+                             size_t *capacity, char *err, size_t err_len)
+{
+    FILE *f = fopen(list_file, "r");
+    if (!f) {
+        snprintf(err, err_len, "%s: cannot open: %s", list_file,
+                 strerror(errno));
+        return -1;
+    }
+    char line[4096];
+    int rc = 0;
+    while (rc == 0 && fgets(line, sizeof line, f)) {
+        line[strcspn(line, "\r\n")] = '\0';  /* one path per line */
+        if (line[0] != '\0')
+            rc = add_path(out, line, capacity);
+    }
+    int read_error = ferror(f);
+    fclose(f);
+    if (rc != 0 || read_error || out->count == 0) {
+        snprintf(err, err_len, "%s: %s", list_file,
+                 rc ? "not enough memory" : read_error ? "read error"
+                                                       : "lists no files");
+        return -1;
+    }
+    return 0;
+}
+
+int inputs_is_directory(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+int inputs_collect(char **args, int n_args, const char *list_file,
+                   path_list *out, char *err, size_t err_len)
+{
+    size_t capacity = 0;
+    int rc = 0;
+    memset(out, 0, sizeof *out);
+    if (list_file)
+        rc = collect_list_file(list_file, out, &capacity, err, err_len);
+    else if (n_args == 1 && inputs_is_directory(args[0]))
+        rc = collect_directory(args[0], out, &capacity, err, err_len);
+    for (int i = 0; !list_file && n_args > 1 && i < n_args && rc == 0; i++)
+        if (add_path(out, args[i], &capacity) != 0) {
+            snprintf(err, err_len, "not enough memory for the file list");
+            rc = -1;
+        }
+    if (rc != 0)
+        path_list_free(out);
+    return rc;
+}
+
+void path_list_free(path_list *list)
+{
+    for (size_t i = 0; i < list->count; i++)
+        free(list->paths[i]);
+    free(list->paths);
+    memset(list, 0, sizeof *list);
+}
+
+int inputs_check(batch_source *src, int skip_bad, size_t *skipped,
+                 size_t *file_bytes, char *err, size_t err_len)
+{
+    path_list *list = src->list;
+    const char *size_from = NULL;
+    size_t kept = 0;
+    *skipped = 0;
+    *file_bytes = 0;
+    for (size_t i = 0; i < list->count; i++) {
+        size_t len = 0;
+        io_info info;
+        unsigned char *data = io_read_file(list->paths[i], &len, err,
+                                           err_len);
+        int bad = !data || io_probe(list->paths[i], data, len,
+                                    src->max_pixels, &info, err,
+                                    err_len) != 0;
+        free(data);
+        if (!bad && !src->resize && size_from &&
+            (info.width != src->width || info.height != src->height)) {
+            snprintf(err, err_len, "%s: %zu x %zu, but the batch is %zu x "
+                     "%zu (set by %s); give --resize WxH to resize",
+                     list->paths[i], info.width, info.height, src->width,
+                     src->height, size_from);
+            bad = 1;
+        }
+        if (bad && !skip_bad)
+            return -1;
+        if (bad) {
+            fprintf(stderr, "skipped: %s\n", err);
+            free(list->paths[i]);
+            ++*skipped;
+            continue;
+        }
+        if (!src->resize && !size_from) {
+            src->width = info.width;
+            src->height = info.height;
+            size_from = list->paths[i];
+        }
+        *file_bytes += info.file_bytes;
+        list->paths[kept++] = list->paths[i];
+    }
+    list->count = kept;
+    if (kept == 0) {
+        snprintf(err, err_len, "no image left to process (%zu skipped)",
+                 *skipped);
+        return -1;
+    }
+    return 0;
+}
+
+int inputs_decode(void *source, size_t index, uint8_t *dst, char *err,
+                  size_t err_len)
+{
+    const batch_source *src = source;
+    io_image img;
+    if (io_load_gray(src->list->paths[index], src->max_pixels, &img, err,
+                     err_len) != 0)
+        return -1;
+    int rc = 0;
+    if (img.width == src->width && img.height == src->height)
+        memcpy(dst, img.pixels, img.width * img.height);
+    else if (src->resize)
+        ref_resize_bilinear(dst, src->width, src->height, img.pixels,
+                            img.width, img.height);
+    else {
+        snprintf(err, err_len, "%s: %zu x %zu, but the batch is %zu x %zu",
+                 src->list->paths[index], img.width, img.height, src->width,
+                 src->height);
+        rc = -1;
+    }
+    io_image_free(&img);
+    return rc;
+}

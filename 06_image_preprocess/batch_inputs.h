@@ -1,0 +1,58 @@
+/* batch_inputs.h - which files a batch holds, checked before the GPU is
+ * touched, and how one of them is decoded into a staging buffer.
+ *
+ *   path_list list;
+ *   inputs_collect(args, n_args, list_file, &list, err, sizeof err);
+ *   batch_source src = {&list, 0, 0, 0, max_pixels};   (0 x 0: no resize)
+ *   inputs_check(&src, skip_bad, &skipped, &file_bytes, err, sizeof err);
+ *   ... inputs_decode(&src, i, dst, err, sizeof err) from any thread ...
+ *   path_list_free(&list);
+ */
+#ifndef BATCH_INPUTS_H
+#define BATCH_INPUTS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct {
+    char **paths;  /* malloc'd strings */
+    size_t count;
+} path_list;
+
+typedef struct {
+    path_list *list;
+    size_t width, height;  /* the batch's image size */
+    int resize;            /* 1: every image is resized to width x height */
+    size_t max_pixels;     /* per file, before any resize */
+} batch_source;
+
+/* One directory (its image files, by name), the lines of list_file, or the
+ * paths given. Returns 0, or -1 with a reason naming the file in err. */
+int inputs_collect(char **args, int n_args, const char *list_file,
+                   path_list *out, char *err, size_t err_len);
+void path_list_free(path_list *list);
+
+/* 1 if path names an existing directory. */
+int inputs_is_directory(const char *path);
+
+/* Checks every file (io_probe) and, unless src->resize, that all have the
+ * size of the first good one, which becomes src->width x height. A bad
+ * file is an error, or with skip_bad one "skipped: ..." line on stderr,
+ * removed from the list and counted. Returns 0, or -1 with err. */
+int inputs_check(batch_source *src, int skip_bad, size_t *skipped,
+                 size_t *file_bytes, char *err, size_t err_len);
+
+/* Decodes image index to gray (resizing if asked) into dst, which holds
+ * width * height bytes: a dp_decode_fn. Returns 0 or -1 with err. */
+int inputs_decode(void *src, size_t index, uint8_t *dst, char *err,
+                  size_t err_len);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* BATCH_INPUTS_H */

@@ -1,0 +1,154 @@
+/* decode_pool.c - the decode threads of the batch pipeline (pthreads). */
+#include "decode_pool.h"
+
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+enum slot_state { SLOT_FREE, SLOT_DECODING, SLOT_READY, SLOT_FAILED };
+
+typedef struct {
+    uint8_t *buffer;
+    size_t index;           /* the item it holds, while not free */
+    enum slot_state state;
+    char why[512];
+} dp_slot;
+
+struct dp_pool {
+    pthread_mutex_t lock;
+    pthread_cond_t changed;  /* any slot changed state, or stop was set */
+    dp_slot *slots;
+    size_t n_slots, n_items;
+    size_t next;             /* the next item a worker will take */
+    int stop;
+    double busy_ms;
+    dp_decode_fn decode;
+    void *ctx;
+    pthread_t *threads;
+    int n_threads;
+};
+
+static double now_ms(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec * 1e-6;
+}
+
+/* Each worker takes the next item as soon as its slot is free, decodes it
+ * without holding the lock, then publishes the result. */
+static void *worker(void *arg)
+{
+    dp_pool *p = arg;
+    char why[sizeof p->slots[0].why];
+    pthread_mutex_lock(&p->lock);
+    for (;;) {
+        while (!p->stop && p->next < p->n_items &&
+               p->slots[p->next % p->n_slots].state != SLOT_FREE)
+            pthread_cond_wait(&p->changed, &p->lock);
+        if (p->stop || p->next >= p->n_items)
+            break;
+        size_t index = p->next++;
+        dp_slot *s = &p->slots[index % p->n_slots];
+        s->index = index;
+        s->state = SLOT_DECODING;
+        pthread_mutex_unlock(&p->lock);
+
+        why[0] = '\0';
+        double start = now_ms();
+        int rc = p->decode(p->ctx, index, s->buffer, why, sizeof why);
+        double spent = now_ms() - start;
+
+        pthread_mutex_lock(&p->lock);
+        s->state = rc == 0 ? SLOT_READY : SLOT_FAILED;
+        snprintf(s->why, sizeof s->why, "%s", why);
+        p->busy_ms += spent;
+        pthread_cond_broadcast(&p->changed);
+    }
+    pthread_mutex_unlock(&p->lock);
+    return NULL;
+}
+
+dp_pool *dp_start(size_t n_items, uint8_t *const *slots, size_t n_slots,
+                  int n_threads, dp_decode_fn decode, void *ctx)
+{
+    if (n_slots < 2 || n_threads < 1)
+        return NULL;
+    dp_pool *p = calloc(1, sizeof *p);
+    if (!p)
+        return NULL;
+    p->slots = calloc(n_slots, sizeof *p->slots);
+    p->threads = calloc((size_t)n_threads, sizeof *p->threads);
+    if (!p->slots || !p->threads) {
+        free(p->slots);
+        free(p->threads);
+        free(p);
+        return NULL;
+    }
+    for (size_t i = 0; i < n_slots; i++) {
+        p->slots[i].buffer = slots[i];
+        p->slots[i].index = SIZE_MAX;
+    }
+    p->n_slots = n_slots;
+    p->n_items = n_items;
+    p->decode = decode;
+    p->ctx = ctx;
+    pthread_mutex_init(&p->lock, NULL);
+    pthread_cond_init(&p->changed, NULL);
+    for (; p->n_threads < n_threads; p->n_threads++)
+        if (pthread_create(&p->threads[p->n_threads], NULL, worker, p) != 0)
+            break;
+    if (p->n_threads == 0) {
+        dp_stop(p);
+        return NULL;
+    }
+    return p;
+}
+
+uint8_t *dp_wait(dp_pool *p, size_t index, const char **why)
+{
+    dp_slot *s = &p->slots[index % p->n_slots];
+    pthread_mutex_lock(&p->lock);
+    while (s->index != index ||
+           (s->state != SLOT_READY && s->state != SLOT_FAILED))
+        pthread_cond_wait(&p->changed, &p->lock);
+    uint8_t *result = s->state == SLOT_READY ? s->buffer : NULL;
+    *why = s->why;
+    pthread_mutex_unlock(&p->lock);
+    return result;
+}
+
+void dp_release(dp_pool *p, size_t index)
+{
+    dp_slot *s = &p->slots[index % p->n_slots];
+    pthread_mutex_lock(&p->lock);
+    if (s->index == index)
+        s->state = SLOT_FREE;
+    pthread_cond_broadcast(&p->changed);
+    pthread_mutex_unlock(&p->lock);
+}
+
+double dp_busy_ms(dp_pool *p)
+{
+    pthread_mutex_lock(&p->lock);
+    double ms = p->busy_ms;
+    pthread_mutex_unlock(&p->lock);
+    return ms;
+}
+
+void dp_stop(dp_pool *p)
+{
+    pthread_mutex_lock(&p->lock);
+    p->stop = 1;
+    pthread_cond_broadcast(&p->changed);
+    pthread_mutex_unlock(&p->lock);
+    for (int i = 0; i < p->n_threads; i++)
+        pthread_join(p->threads[i], NULL);
+    pthread_cond_destroy(&p->changed);
+    pthread_mutex_destroy(&p->lock);
+    free(p->threads);
+    free(p->slots);
+    free(p);
+}

@@ -1,0 +1,131 @@
+/* image_format.c - format sniffing and completeness checks. */
+#include "image_format.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+static uint32_t be32(const unsigned char *p)
+{
+    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
+           (uint32_t)p[2] << 8 | p[3];
+}
+
+/* A PNG is a signature and a chain of chunks (length, type, data, CRC)
+ * ending with IEND. Walking the lengths finds a cut-off file for sure,
+ * without inflating anything. */
+int fmt_check_png(const unsigned char *d, size_t len, io_info *info,
+                  char *why, size_t why_len)
+{
+    size_t pos = 8;
+    for (;;) {
+        if (len - pos < 12) {
+            snprintf(why, why_len, "truncated PNG: the file ends at byte "
+                     "%zu with no IEND chunk", len);
+            return -1;
+        }
+        uint32_t data_bytes = be32(d + pos);
+        char type[5];
+        for (int i = 0; i < 4; i++) {
+            unsigned char c = d[pos + 4 + i];
+            type[i] = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z')
+                          ? (char)c : '?';
+        }
+        type[4] = '\0';
+        if (data_bytes > len - pos - 12) {
+            snprintf(why, why_len, "truncated PNG: chunk %s at byte %zu "
+                     "needs %zu bytes, the file ends %zu bytes later", type,
+                     pos, (size_t)data_bytes + 12, len - pos);
+            return -1;
+        }
+        if (strcmp(type, "IHDR") == 0 && data_bytes >= 13) {
+            info->width = be32(d + pos + 8);
+            info->height = be32(d + pos + 12);
+            info->palette = d[pos + 8 + 9] == 3;  /* colour type 3 */
+        }
+        if (strcmp(type, "IEND") == 0)
+            return 0;
+        pos += 12 + (size_t)data_bytes;
+    }
+}
+
+/* A JPEG is a chain of marker segments; after each start-of-scan comes
+ * entropy-coded data in which 0xFF is followed by 0x00 (a stuffed byte) or
+ * a restart marker. A complete file reaches the end-of-image marker. */
+int fmt_check_jpeg(const unsigned char *d, size_t len, io_info *info,
+                   char *why, size_t why_len)
+{
+    size_t pos = 2;
+    for (;;) {
+        if (pos < len && d[pos] != 0xFF) {
+            snprintf(why, why_len, "corrupt JPEG: expected a marker at "
+                     "byte %zu, found 0x%02X", pos, d[pos]);
+            return -1;
+        }
+        while (pos < len && d[pos] == 0xFF)  /* fill bytes */
+            pos++;
+        if (pos >= len)
+            break;
+        unsigned marker = d[pos++];
+        if (marker == 0xD9)  /* end of image */
+            return 0;
+        if ((marker >= 0xD0 && marker <= 0xD7) || marker == 0x01)
+            continue;  /* markers without a length */
+        if (len - pos < 2)
+            break;
+        size_t segment = (size_t)(d[pos] << 8 | d[pos + 1]);
+        if (segment < 2) {
+            snprintf(why, why_len, "corrupt JPEG: segment length %zu at "
+                     "byte %zu", segment, pos);
+            return -1;
+        }
+        if (segment > len - pos)
+            break;
+        /* A start of frame (0xC0..0xCF but C4, C8, CC) holds the size. */
+        if (marker >= 0xC0 && marker <= 0xCF && marker != 0xC4 &&
+            marker != 0xC8 && marker != 0xCC && segment >= 7) {
+            info->height = (size_t)(d[pos + 3] << 8 | d[pos + 4]);
+            info->width = (size_t)(d[pos + 5] << 8 | d[pos + 6]);
+        }
+        pos += segment;
+        if (marker != 0xDA)
+            continue;
+        for (;;) {  /* skip the scan's compressed data */
+            const unsigned char *ff = memchr(d + pos, 0xFF, len - pos);
+            if (!ff || (size_t)(ff - d) + 1 >= len) {
+                pos = len;
+                break;
+            }
+            pos = (size_t)(ff - d);
+            unsigned next = d[pos + 1];
+            if (next == 0x00 || (next >= 0xD0 && next <= 0xD7))
+                pos += 2;
+            else if (next == 0xFF)
+                pos++;
+            else
+                break;
+        }
+        if (pos >= len)
+            break;
+    }
+    snprintf(why, why_len, "truncated JPEG: the file ends at byte %zu "
+             "before the end-of-image marker", len);
+    return -1;
+}
+
+const char *fmt_sniff(const unsigned char *d, size_t len)
+{
+    static const struct { const char *magic; size_t bytes; const char *name; }
+    known[] = {
+        {"\x89PNG\r\n\x1a\n", 8, "PNG"}, {"\xff\xd8", 2, "JPEG"},
+        {"GIF8", 4, "GIF"}, {"BM", 2, "BMP"}, {"8BPS", 4, "PSD"},
+        {"P5", 2, "PGM"}, {"P6", 2, "PPM"}, {"#?", 2, "HDR"},
+        {"\x53\x80\xf6\x34", 4, "PIC"},
+    };
+    for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
+        if (len >= known[i].bytes &&
+            memcmp(d, known[i].magic, known[i].bytes) == 0)
+            return known[i].name;
+    return "TGA";  /* the one format stb_image reads that has no magic */
+}
+

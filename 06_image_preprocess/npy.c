@@ -1,0 +1,96 @@
+/* npy.c - the .npy writer (NumPy's format.py documents the layout). */
+#include "npy.h"
+#include "files.h"
+
+#include <stdint.h>
+#include <string.h>
+
+/* The magic string, the format version and a little-endian uint16 header
+ * length come first; NumPy aligns the data that follows to 64 bytes and
+ * adds room for shape[0] to grow to 21 digits (GROWTH_AXIS_MAX_DIGITS). */
+static const char NPY_MAGIC[6] = {'\x93', 'N', 'U', 'M', 'P', 'Y'};
+static const size_t NPY_PREAMBLE_BYTES = 10;  /* magic, version, length */
+static const size_t NPY_ALIGN_BYTES = 64;
+static const size_t NPY_GROWTH_DIGITS = 21;
+
+/* '<f4' or '>f4': the data is written in the host's own byte order. */
+static const char *float32_descr(void)
+{
+    const uint16_t probe = 1;
+    return *(const unsigned char *)&probe == 1 ? "<f4" : ">f4";
+}
+
+size_t npy_header(char *buf, size_t buf_len, const size_t *shape, int ndim)
+{
+    if (ndim < 1 || ndim > NPY_MAX_NDIM)
+        return 0;
+    /* The dictionary, as Python's repr() prints it: keys sorted, a tuple
+     * "(7,)" for one dimension and "(2, 3)" for more. */
+    char dict[NPY_HEADER_MAX];
+    size_t used = (size_t)snprintf(dict, sizeof dict,
+                                   "{'descr': '%s', 'fortran_order': False, "
+                                   "'shape': (", float32_descr());
+    for (int d = 0; d < ndim; d++)
+        used += (size_t)snprintf(dict + used, sizeof dict - used, "%s%zu",
+                                 d ? ", " : "", shape[d]);
+    used += (size_t)snprintf(dict + used, sizeof dict - used, "%s), }",
+                             ndim == 1 ? "," : "");
+    char first[32];
+    size_t first_digits = (size_t)snprintf(first, sizeof first, "%zu",
+                                           shape[0]);
+    size_t growth = NPY_GROWTH_DIGITS - first_digits;
+    /* Pad with spaces so that the data starts at a multiple of 64; the
+     * newline ends the header. NumPy pads a full 64 when already aligned. */
+    size_t text = used + growth + 1;
+    size_t pad = NPY_ALIGN_BYTES -
+                 (NPY_PREAMBLE_BYTES + text) % NPY_ALIGN_BYTES;
+    size_t total = NPY_PREAMBLE_BYTES + text + pad;
+    if (used >= sizeof dict || total > buf_len || text + pad > 65535)
+        return 0;
+    memcpy(buf, NPY_MAGIC, sizeof NPY_MAGIC);
+    buf[6] = 1;  /* version 1.0 */
+    buf[7] = 0;
+    buf[8] = (char)((text + pad) & 0xff);
+    buf[9] = (char)((text + pad) >> 8);
+    memcpy(buf + NPY_PREAMBLE_BYTES, dict, used);
+    memset(buf + NPY_PREAMBLE_BYTES + used, ' ', growth + pad);
+    buf[total - 1] = '\n';
+    return total;
+}
+
+int npy_write_f32(FILE *fp, const float *data, const size_t *shape,
+                  int ndim)
+{
+    char header[NPY_HEADER_MAX];
+    size_t header_len = npy_header(header, sizeof header, shape, ndim);
+    if (header_len == 0)
+        return -1;
+    size_t count = 1;
+    for (int d = 0; d < ndim; d++)
+        count *= shape[d];
+    if (fwrite(header, 1, header_len, fp) != header_len)
+        return -1;
+    if (count && fwrite(data, sizeof(float), count, fp) != count)
+        return -1;
+    return 0;
+}
+
+int npy_save_f32(const char *path, const float *data, const size_t *shape,
+                 int ndim, char *err, size_t err_len)
+{
+    cm_out_file f;
+    if (cm_out_open(&f, path) != 0) {
+        snprintf(err, err_len, "%s", f.error);
+        return -1;
+    }
+    if (npy_write_f32(f.fp, data, shape, ndim) != 0) {
+        snprintf(err, err_len, "cannot write %s: write failed", path);
+        cm_out_abort(&f);
+        return -1;
+    }
+    if (cm_out_commit(&f) != 0) {
+        snprintf(err, err_len, "%s", f.error);
+        return -1;
+    }
+    return 0;
+}

@@ -1,0 +1,43 @@
+/* npy.h - write float32 arrays as .npy files that numpy.load reads.
+ *
+ *   size_t shape[2] = {height, width};
+ *   if (npy_save_f32("image.npy", h_data, shape, 2, err, sizeof err) != 0)
+ *       fprintf(stderr, "%s\n", err);
+ *
+ * Format version 1.0, dtype float32 in the host's byte order ('<f4' on
+ * x86-64 and ARM), C order. The header is byte for byte what numpy.save
+ * writes, including the spare room NumPy leaves to grow shape[0] in place.
+ */
+#ifndef NPY_H
+#define NPY_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum { NPY_MAX_NDIM = 8, NPY_HEADER_MAX = 512 };
+
+/* Builds the header (magic, version, length, dict, padding) in buf.
+ * Returns its length, a multiple of 64, or 0 if ndim is outside
+ * 1..NPY_MAX_NDIM or buf is too small. The length does not depend on
+ * shape[0] (up to 21 digits), so a header can be rewritten in place when
+ * the first dimension turns out smaller than announced. */
+size_t npy_header(char *buf, size_t buf_len, const size_t *shape, int ndim);
+
+/* Writes header and data to fp. Returns 0, or -1 on a write error. */
+int npy_write_f32(FILE *fp, const float *data, const size_t *shape,
+                  int ndim);
+
+/* Writes a whole .npy file through a temporary file and a rename, so it
+ * is complete or absent. Returns 0, or -1 with a reason in err. */
+int npy_save_f32(const char *path, const float *data, const size_t *shape,
+                 int ndim, char *err, size_t err_len);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* NPY_H */

@@ -1,0 +1,32 @@
+/* outputs.h - the files a person opens after a single-image run.
+ *
+ *   save_outputs("flipped.png", "x.npy", h_out, h_gray, width, height,
+ *                &verdict);
+ *
+ * Either path may be NULL. Each file is written whole or not at all.
+ */
+#ifndef OUTPUTS_H
+#define OUTPUTS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "verify.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The flipped image back in 8 bits as a PNG (checked first: it must equal
+ * the flipped input exactly) and the float32 tensor as .npy, shape
+ * (height, width). Writes nothing if v already holds a failure. Prints
+ * one line per file; exits 1 naming the file if a write fails. */
+void save_outputs(const char *png_path, const char *npy_path,
+                  const float *h_out, const uint8_t *h_gray, size_t width,
+                  size_t height, cm_verdict *v);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* OUTPUTS_H */

@@ -1,0 +1,380 @@
+/* 06_image_preprocess - deep-learning preprocessing on the GPU: an 8-bit
+ * gray image becomes a float32 tensor in [0, 1], flipped left to right.
+ *
+ * Mirrors section 2.24.4 of the tutorial:
+ *     image = cv2.imread('path_to_image.jpg', cv2.IMREAD_GRAYSCALE)
+ *     image_cp = cp.asarray(image)
+ *     image_normalized = image_cp.astype(cp.float32) / 255.0
+ *     image_flipped = cp.flip(image_normalized, axis=1)
+ * first step by step (three kernels, as CuPy runs them), then as one fused
+ * kernel; both are timed against the GPU's measured copy bandwidth, and
+ * the whole round trip against the PCIe floor. A folder or a list of
+ * images goes through the pipeline of batch.cu instead.
+ *
+ * Run: make run-06          (a built-in 10000 x 10000 test image)
+ *      make run-06 ARGS="photo.jpg --out-png flipped.png --out-npy x.npy"
+ *      make run-06 ARGS="images/ --out-npy batch.npy"      (a batch)
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cuda_runtime.h>
+
+#include "alloc.h"
+#include "ceiling.h"
+#include "check.h"
+#include "device.h"
+#include "files.h"
+#include "image_io.h"
+#include "options.h"
+#include "outputs.h"
+#include "preprocess.h"
+#include "reference.h"
+#include "timing.h"
+#include "units.h"
+#include "verify.h"
+
+static const int THREADS_PER_BLOCK = 256;
+static const size_t MAX_BLOCKS = (size_t)1 << 20;  /* grid-stride beyond */
+static const size_t MAX_GRID_ROWS = 65535;          /* gridDim.y limit */
+static const size_t MIN_CEILING_BYTES = (size_t)64 << 20;
+/* Bytes each path moves per pixel: astype reads 1 and writes 4, the
+ * division reads and writes 4, the flip copy reads and writes 4. */
+static const double NAIVE_BYTES_PER_PIXEL = 1 + 4 + 4 + 4 + 4 + 4;
+static const double FUSED_BYTES_PER_PIXEL = 1 + 4;
+
+/* Step 1, image_cp.astype(cp.float32): one thread per element, as CuPy's
+ * elementwise kernels do; the grid-stride loop covers any size. */
+__global__ void to_float_kernel(float *out, const uint8_t *in, size_t n)
+{
+    size_t stride = (size_t)gridDim.x * blockDim.x;
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+         i += stride)
+        out[i] = (float)in[i];
+}
+
+/* Step 2, / 255.0. __fdiv_rn is the IEEE division rounded to nearest that
+ * '/' compiles to by default, and it stays so even under -use_fast_math.
+ * Multiplying by (1 / 255.0f) instead changes 126 of the 256 results. */
+__global__ void divide_kernel(float *x, float divisor, size_t n)
+{
+    size_t stride = (size_t)gridDim.x * blockDim.x;
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+         i += stride)
+        x[i] = __fdiv_rn(x[i], divisor);
+}
+
+/* Step 3, cp.flip(axis=1). CuPy makes this free: a view of the same memory
+ * with a negative column stride. It stops being free as soon as contiguous
+ * data is needed (cp.ascontiguousarray, a library call, .get() to the
+ * host): then CuPy runs exactly this copy. */
+__global__ void flip_kernel(float *out, const float *in, size_t width,
+                            size_t n)
+{
+    size_t stride = (size_t)gridDim.x * blockDim.x;
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+         i += stride) {
+        size_t y = i / width, x = i - y * width;
+        out[i] = in[y * width + width - 1 - x];
+    }
+}
+
+/* All three steps in one pass: each byte read once, each float written
+ * once, 5 bytes per pixel instead of 21. A thread writes 4 neighbouring
+ * outputs with one 16-byte store: output group g is out[4g .. 4g+3],
+ * 16-byte aligned in a cudaMalloc'd buffer whatever the width. A group
+ * that straddles two rows (widths not a multiple of 4) is written one
+ * float at a time, by the threads of both rows. */
+__global__ void normalize_flip_kernel(float *out, const uint8_t *in,
+                                      size_t width, size_t height)
+{
+    size_t stride = (size_t)gridDim.x * blockDim.x;
+    for (size_t y = blockIdx.y; y < height; y += gridDim.y) {
+        size_t row = y * width, row_end = row + width;
+        size_t mirror = 2 * row + width - 1;  /* out[i] = in[mirror - i] */
+        for (size_t g = row / 4 + blockIdx.x * blockDim.x + threadIdx.x;
+             4 * g < row_end; g += stride) {
+            size_t i = 4 * g;
+            if (i >= row && i + 4 <= row_end) {
+                /* The 4 source bytes, lowest address first, in one 32-bit
+                 * load when they are aligned (a per-row condition). */
+                const uint8_t *src = in + mirror - (i + 3);
+                uchar4 v;
+                if (((uintptr_t)src & 3) == 0)
+                    v = *(const uchar4 *)src;
+                else
+                    v = make_uchar4(src[0], src[1], src[2], src[3]);
+                *(float4 *)(out + i) = make_float4(
+                    __fdiv_rn((float)v.w, 255.0f),
+                    __fdiv_rn((float)v.z, 255.0f),
+                    __fdiv_rn((float)v.y, 255.0f),
+                    __fdiv_rn((float)v.x, 255.0f));
+            } else {
+                for (size_t k = i; k < i + 4; k++)
+                    if (k >= row && k < row_end)
+                        out[k] = __fdiv_rn((float)in[mirror - k], 255.0f);
+            }
+        }
+    }
+}
+
+void launch_normalize_flip(float *d_out, const uint8_t *d_in, size_t width,
+                           size_t height, cudaStream_t stream)
+{
+    size_t groups_per_row = width / 4 + 2;  /* including straddling ones */
+    dim3 grid((unsigned)((groups_per_row + THREADS_PER_BLOCK - 1) /
+                         THREADS_PER_BLOCK),
+              (unsigned)(height < MAX_GRID_ROWS ? height : MAX_GRID_ROWS));
+    normalize_flip_kernel<<<grid, THREADS_PER_BLOCK, 0, stream>>>(
+        d_out, d_in, width, height);
+    CUDA_CHECK(cudaGetLastError());
+}
+
+typedef struct {
+    const uint8_t *d_in;
+    float *d_float, *d_out;
+    size_t width, height;
+    cudaStream_t stream;
+} gpu_job;
+
+/* The tutorial's three steps, as CuPy launches them: three kernels. CuPy
+ * would allocate a new array for the division; we divide in place, which
+ * moves the same bytes. */
+static void naive_region(void *ctx)
+{
+    const gpu_job *j = (const gpu_job *)ctx;
+    size_t n = j->width * j->height;
+    size_t blocks = (n + THREADS_PER_BLOCK - 1) / THREADS_PER_BLOCK;
+    unsigned grid = (unsigned)(blocks < MAX_BLOCKS ? blocks : MAX_BLOCKS);
+    to_float_kernel<<<grid, THREADS_PER_BLOCK, 0, j->stream>>>(j->d_float,
+                                                               j->d_in, n);
+    CUDA_CHECK(cudaGetLastError());
+    divide_kernel<<<grid, THREADS_PER_BLOCK, 0, j->stream>>>(j->d_float,
+                                                             255.0f, n);
+    CUDA_CHECK(cudaGetLastError());
+    flip_kernel<<<grid, THREADS_PER_BLOCK, 0, j->stream>>>(
+        j->d_out, j->d_float, j->width, n);
+    CUDA_CHECK(cudaGetLastError());
+}
+
+static void fused_region(void *ctx)
+{
+    const gpu_job *j = (const gpu_job *)ctx;
+    launch_normalize_flip(j->d_out, j->d_in, j->width, j->height, j->stream);
+}
+
+typedef struct {
+    gpu_job gpu;
+    const uint8_t *h_in;
+    float *h_out;
+} round_trip;
+
+/* What a preprocessing call costs the caller: the image in, the kernel,
+ * the tensor out. Timed on the host clock, so it ends with a synchronize:
+ * the result is not on the host until the stream has finished. */
+static void round_trip_region(void *ctx)
+{
+    const round_trip *r = (const round_trip *)ctx;
+    size_t n = r->gpu.width * r->gpu.height;
+    CUDA_CHECK(cudaMemcpyAsync((void *)r->gpu.d_in, r->h_in, n,
+                               cudaMemcpyHostToDevice, r->gpu.stream));
+    fused_region((void *)&r->gpu);
+    CUDA_CHECK(cudaMemcpyAsync(r->h_out, r->gpu.d_out, n * sizeof(float),
+                               cudaMemcpyDeviceToHost, r->gpu.stream));
+    CUDA_CHECK(cudaStreamSynchronize(r->gpu.stream));
+}
+
+static void report_line(FILE *csv, const char *what, double bytes,
+                        const cm_stats *s, double ceiling_gbps)
+{
+    double gbps = cm_gbps(bytes, s->median_ms);
+    printf("  %-22s %9.3f ms median (min %.3f, max %.3f), %8.1f GB/s",
+           what, s->median_ms, s->min_ms, s->max_ms, gbps);
+    if (ceiling_gbps > 0)
+        printf(" = %5.1f%% of device copy", 100.0 * gbps / ceiling_gbps);
+    printf("\n");
+    if (csv)
+        fprintf(csv, "%s,%.0f,%.6f,%.6f,%.6f,%.3f\n", what, bytes,
+                s->median_ms, s->min_ms, s->max_ms, gbps);
+}
+
+/* Pageable memory (malloc) is what cv2.imread and NumPy hand us: the
+ * driver must stage it through a pinned buffer of its own. Pinned memory
+ * (cudaMallocHost) the copy engines read and write directly. */
+static void time_round_trips(const gpu_job *job, const uint8_t *h_gray,
+                             const float *h_ref, double floor_ms,
+                             int warmup, int repeat, cm_verdict *v,
+                             FILE *csv)
+{
+    size_t n = job->width * job->height, out_bytes = n * sizeof(float);
+    uint8_t *h_in[2];
+    float *h_result[2];
+    h_in[0] = (uint8_t *)cm_host_alloc(n, "the pageable image");
+    h_result[0] = (float *)cm_host_alloc(out_bytes, "the pageable tensor");
+    CUDA_CHECK(cudaMallocHost(&h_in[1], n));
+    CUDA_CHECK(cudaMallocHost(&h_result[1], out_bytes));
+    const char *names[2] = {"pageable round trip", "pinned round trip"};
+    for (int k = 0; k < 2; k++) {
+        memcpy(h_in[k], h_gray, n);
+        memset(h_result[k], 0xff, out_bytes);
+        round_trip r = {*job, h_in[k], h_result[k]};
+        cm_stats s = cm_time_host(round_trip_region, &r, warmup, repeat);
+        report_line(csv, names[k], FUSED_BYTES_PER_PIXEL * (double)n, &s,
+                    0);
+        printf("  %-22s %9.2fx the PCIe floor\n", "", s.median_ms / floor_ms);
+        cm_check_equal(v, names[k], h_result[k], h_ref, CM_FLOAT32, n);
+    }
+    free(h_in[0]);
+    free(h_result[0]);
+    CUDA_CHECK(cudaFreeHost(h_in[1]));
+    CUDA_CHECK(cudaFreeHost(h_result[1]));
+}
+
+int main(int argc, char **argv)
+{
+    /* Every check on the command line and the input files comes before
+     * the GPU is touched, so bad input is reported the same way on a
+     * machine without one. */
+    job_config cfg;
+    cli_parse(argc, argv, &cfg);
+    const cm_options opt = cfg.opt;
+    if (cfg.batch)
+        return run_batch(&cfg.b, &opt);
+    size_t width = cfg.width, height = cfg.height;
+    char err[1280];
+
+    /* cv2.imread(path, cv2.IMREAD_GRAYSCALE): decoded on the CPU. */
+    io_image img;
+    memset(&img, 0, sizeof img);
+    double load_ms = 0;
+    if (cfg.image) {
+        double start = cm_now_ms();
+        if (io_load_gray(cfg.image, cfg.max_pixels, &img, err, sizeof err))
+            cli_fail(err);
+        load_ms = cm_now_ms() - start;
+        width = img.width;
+        height = img.height;
+    }
+    size_t n = cm_mul_size(width, height, "the image");
+    size_t out_bytes = cm_mul_size(n, sizeof(float), "the tensor");
+    uint8_t *h_gray = img.pixels;
+    if (!h_gray) {
+        h_gray = (uint8_t *)cm_host_alloc(n, "the built-in image");
+        ref_synthetic(h_gray, width, height);
+    }
+
+    cm_select_device((int)opt.device, NULL);
+    char text[96];
+    if (img.pixels) {
+        io_describe(&img.info, text, sizeof text);
+        printf("image: %s (%s) read as 8-bit gray, like "
+               "cv2.IMREAD_GRAYSCALE, in %.1f ms\n", cfg.image, text,
+               load_ms);
+    } else {
+        printf("image: built-in test image (no IMAGE given): a ramp over "
+               "all 256 gray levels\n");
+    }
+    printf("  shape (%zu, %zu) uint8: %s\n", height, width,
+           cm_fmt_bytes(n, text, sizeof text));
+    printf("tensor: shape (%zu, %zu) float32: %s\n", height, width,
+           cm_fmt_bytes(out_bytes, text, sizeof text));
+
+    /* The ceilings, measured on this GPU: a device-to-device copy (each
+     * byte read once and written once, the best any pass over memory can
+     * do), and pinned copies over PCIe of exactly our image and tensor. */
+    int warmup = (int)opt.warmup, repeat = (int)opt.repeat;
+    double copy_gbps = cm_measure_device_copy_gbps(
+        out_bytes > MIN_CEILING_BYTES ? out_bytes : MIN_CEILING_BYTES,
+        warmup, repeat);
+    double h2d_gbps = cm_measure_pinned_gbps(n, cudaMemcpyHostToDevice,
+                                             warmup, repeat);
+    double d2h_gbps = cm_measure_pinned_gbps(out_bytes,
+                                             cudaMemcpyDeviceToHost, warmup,
+                                             repeat);
+    double floor_ms = (double)n / (h2d_gbps * 1e6) +
+                      (double)out_bytes / (d2h_gbps * 1e6);
+    printf("ceilings (measured): device copy %.1f GB/s (read + write), "
+           "pinned H2D %.1f GB/s, pinned D2H %.1f GB/s\n", copy_gbps,
+           h2d_gbps, d2h_gbps);
+
+    /* cp.asarray(image): the image on the device, plus the float32
+     * intermediate of the step-by-step path and the result. */
+    uint8_t *d_in;
+    float *d_float, *d_out;
+    cm_require_device_bytes(n + 2 * out_bytes, "image, intermediate, tensor");
+    CUDA_CHECK(cudaMalloc(&d_in, n));
+    CUDA_CHECK(cudaMalloc(&d_float, out_bytes));
+    CUDA_CHECK(cudaMalloc(&d_out, out_bytes));
+    cudaStream_t stream;
+    CUDA_CHECK(cudaStreamCreate(&stream));
+    CUDA_CHECK(cudaMemcpy(d_in, h_gray, n, cudaMemcpyHostToDevice));
+    float *h_ref = (float *)cm_host_alloc(out_bytes, "the CPU reference");
+    float *h_out = (float *)cm_host_alloc(out_bytes, "the GPU result");
+    ref_normalize_flip(h_ref, h_gray, width, height);
+    cm_out_file csv_file;
+    FILE *csv = NULL;
+    if (opt.csv) {
+        if (cm_out_open(&csv_file, opt.csv) != 0)
+            cli_fail(csv_file.error);
+        csv = csv_file.fp;
+        fprintf(csv, "step,bytes,ms_median,ms_min,ms_max,gb_per_s\n");
+    }
+
+    /* Both paths, timed (median of --repeat after --warmup) and checked
+     * exactly: float32 x / 255.0f is correctly rounded on the CPU and the
+     * GPU alike. d_out is first filled with NaN bytes, so a path that
+     * wrote nothing cannot pass on the other path's result. */
+    cm_verdict verdict = {0};
+    gpu_job job = {d_in, d_float, d_out, width, height, stream};
+    const char *names[2] = {"naive (3 kernels)", "fused (1 kernel)"};
+    cm_region_fn regions[2] = {naive_region, fused_region};
+    const double bytes_per_pixel[2] = {NAIVE_BYTES_PER_PIXEL,
+                                       FUSED_BYTES_PER_PIXEL};
+    cm_stats kernel[2];
+    printf("\nkernels (CUDA events; GB/s counts %.0f and %.0f bytes per "
+           "pixel):\n", NAIVE_BYTES_PER_PIXEL, FUSED_BYTES_PER_PIXEL);
+    for (int p = 0; p < 2; p++) {
+        CUDA_CHECK(cudaMemset(d_out, 0xff, out_bytes));
+        kernel[p] = cm_time_events(regions[p], &job, stream, warmup, repeat);
+        report_line(csv, names[p], bytes_per_pixel[p] * (double)n,
+                    &kernel[p], copy_gbps);
+        CUDA_CHECK(cudaMemcpy(h_out, d_out, out_bytes,
+                              cudaMemcpyDeviceToHost));
+        cm_check_equal(&verdict, names[p], h_out, h_ref, CM_FLOAT32, n);
+    }
+    printf("  fused is %.2fx faster than naive (it moves %.1fx fewer "
+           "bytes)\n", kernel[0].median_ms / kernel[1].median_ms,
+           NAIVE_BYTES_PER_PIXEL / FUSED_BYTES_PER_PIXEL);
+
+    printf("\nround trips (H2D + fused kernel + D2H, host clock):\n");
+    printf("  %-22s %9.3f ms (pinned H2D of the image + D2H of the "
+           "tensor)\n", "PCIe floor", floor_ms);
+    time_round_trips(&job, h_gray, h_ref, floor_ms, warmup, repeat,
+                     &verdict, csv);
+    if (img.pixels)
+        printf("  with the load first: %.1f ms decode + the round trip\n",
+               load_ms);
+
+    /* What a person can open: the flipped image back in 8 bits as a PNG
+     * and the float32 tensor as .npy (written only if all checks held). */
+    printf("\n");
+    save_outputs(cfg.out_png, cfg.out_npy, h_out, h_gray, width, height,
+                 &verdict);
+    if (csv && cm_out_commit(&csv_file) != 0)
+        cli_fail(csv_file.error);
+
+    CUDA_CHECK(cudaStreamDestroy(stream));
+    CUDA_CHECK(cudaFree(d_in));
+    CUDA_CHECK(cudaFree(d_float));
+    CUDA_CHECK(cudaFree(d_out));
+    free(h_ref);
+    free(h_out);
+    if (img.pixels)
+        io_image_free(&img);
+    else
+        free(h_gray);
+    printf("\n");
+    return cm_verdict_report(&verdict);
+}

@@ -1,0 +1,24 @@
+/* stb_impl.c - the one place where stb_image and stb_image_write are
+ * compiled (Debian's libstb-dev ships them as headers only).
+ *
+ * stb is not our code, so the warnings it has drawn from some compilers and
+ * stb versions are silenced here, around its includes only; the rest of
+ * the chapter keeps -Wall -Wextra -Werror. The failure reason stb_image
+ * keeps is thread-local (C11), so the decode threads of the batch
+ * pipeline do not overwrite each other's.
+ */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wsign-compare"
+#pragma GCC diagnostic ignored "-Wunused-parameter"
+#pragma GCC diagnostic ignored "-Wunused-function"
+#pragma GCC diagnostic ignored "-Wimplicit-fallthrough"
+#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
+#pragma GCC diagnostic ignored "-Wtype-limits"
+
+#define STB_IMAGE_IMPLEMENTATION
+#include "stb_image.h"
+
+#define STB_IMAGE_WRITE_IMPLEMENTATION
+#include "stb_image_write.h"
+
+#pragma GCC diagnostic pop

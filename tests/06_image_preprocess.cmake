@@ -1,0 +1,103 @@
+# 06_image_preprocess: the shared checks; its own usage errors; bad input
+# files (written by test_06_fixtures into a fixture folder), each refused
+# with one line naming the file, on the CPU; NumPy reading our .npy; and
+# on the GPU both paths on odd sizes, every image layout, and batches.
+set(ch 06_image_preprocess)
+set(bin "${BIN_DIR}/${ch}")
+set(fx "${TEST_BIN_DIR}/06_fixtures")
+set(check_npy "${SRC_DIR}/${ch}/check_npy.py")
+set(script "${SRC_DIR}/${ch}/tests.sh")
+cm_chapter(${ch} TAKES_ARGUMENTS)
+
+cm_usage(${ch} synthetic_text "--synthetic: 'big' is not WIDTHxHEIGHT"
+         --synthetic big)
+cm_usage(${ch} synthetic_zero "--synthetic: '0x5' is not WIDTHxHEIGHT"
+         --synthetic 0x5)
+cm_usage(${ch} synthetic_cap "--synthetic: 20000 x 20000 is more than"
+         --synthetic 20000x20000)
+cm_usage(${ch} resize_single "--resize, --skip-bad, --threads and"
+         --resize 8x8 --synthetic 9x9)
+cm_usage(${ch} resize_text "--resize: '8' is not WIDTHxHEIGHT"
+         --resize 8 a.png b.png)
+cm_usage(${ch} max_pixels_zero "--max-pixels: '0' must be at least 1"
+         --max-pixels 0)
+cm_usage(${ch} list_and_paths "give either --list FILE or image paths"
+         --list files.txt a.png)
+cm_usage(${ch} png_in_batch "--out-png applies to one image"
+         --out-png x.png a.png b.png)
+
+# The files: good ones in many formats and layouts, and broken ones,
+# written once by test_06_fixtures; test_06_images checks loading them.
+add_test(${ch}.fixtures "${TEST_BIN_DIR}/test_06_fixtures" --write "${fx}")
+set_tests_properties(${ch}.fixtures PROPERTIES LABELS cpu
+                     FIXTURES_SETUP images06)
+set_tests_properties(test_06_images PROPERTIES FIXTURES_REQUIRED images06
+                     ENVIRONMENT "FIXTURES_06=${fx}" SKIP_RETURN_CODE 77)
+
+# bad_input(SUFFIX REGEX ARGS...): exit 1 and one stderr line, without a
+# GPU: files are checked before the device is selected.
+function(bad_input suffix regex)
+  cm_cpu_run(${ch}.bad_${suffix} exit 1 "${regex}" "${bin}" ${ARGN})
+  set_tests_properties(${ch}.bad_${suffix} PROPERTIES
+                       FIXTURES_REQUIRED images06)
+endfunction()
+bad_input(missing "missing.png: cannot open: No such file" "${fx}/missing.png")
+bad_input(directory "folder.png: is a directory" "${fx}/gray.png"
+          "${fx}/folder.png")
+bad_input(empty_dir "emptydir: no image files" "${fx}/emptydir")
+bad_input(empty "empty.png: file is empty" "${fx}/empty.png")
+bad_input(not_image "notimage.png: not an image" "${fx}/notimage.png")
+bad_input(truncated_png "truncated.png: truncated PNG" "${fx}/truncated.png")
+bad_input(truncated_jpeg "truncated.jpg: truncated JPEG"
+          "${fx}/truncated.jpg")
+bad_input(huge "huge.png: header says 100000 x 100000 = 10000000000 pixels"
+          "${fx}/huge.png")
+bad_input(max_pixels "gray.png: .* more than --max-pixels 100$"
+          --max-pixels 100 "${fx}/gray.png")
+bad_input(batch_sizes "b.png: 20 x 10, but the batch is 37 x 23 .*--resize"
+          "${fx}/batch_mixed")
+bad_input(batch_truncated "batch_bad/b.png: truncated PNG" "${fx}/batch_bad")
+bad_input(list_missing "nolist.txt: cannot open" --list "${fx}/nolist.txt")
+bad_input(out_folder "cannot write .*x.npy: folder .* does not exist"
+          --out-npy "${fx}/no/such/x.npy" "${fx}/gray.png")
+
+# Nothing half-written: a refused input leaves no output, not even a
+# temporary file.
+add_test(${ch}.bad_leaves_nothing sh "${script}" leaves-nothing "${bin}"
+         "${fx}")
+set_tests_properties(${ch}.bad_leaves_nothing PROPERTIES LABELS cpu
+                     FIXTURES_REQUIRED images06)
+
+# NumPy reads what npy.c writes, byte for byte as numpy.save would write it
+# (skipped when NumPy is not installed).
+add_test(${ch}.npy_numpy sh "${script}" numpy "${TEST_BIN_DIR}/test_06_npy"
+         "${TEST_BIN_DIR}/06_ramp.npy" "${check_npy}")
+set_tests_properties(${ch}.npy_numpy PROPERTIES LABELS cpu
+                     SKIP_RETURN_CODE 77)
+
+# GPU: both paths on odd sizes (the fused kernel's straddling groups and
+# unaligned loads), every file layout, and batches.
+foreach(size 1x1 1x7 7x1 3x1000 1000x3 1001x1001)
+  cm_gpu(${ch} synthetic_${size} --quick --synthetic ${size})
+endforeach()
+foreach(file gray.png rgb.png rgba.png gray16.png palette.png rgb.jpg
+             gray.bmp gray.tga gray.pgm)
+  cm_gpu(${ch} file_${file} --quick "${fx}/${file}")
+  set_tests_properties(${ch}.gpu_file_${file} PROPERTIES
+                       FIXTURES_REQUIRED images06)
+endforeach()
+cm_gpu(${ch} batch_dir "${fx}/batch")
+cm_gpu(${ch} batch_resize --resize 40x30 --threads 2 --streams 2
+       "${fx}/batch_mixed")
+cm_gpu(${ch} batch_skip_bad --skip-bad "${fx}/batch_bad")
+cm_gpu(${ch} batch_list --list "${fx}/list.txt" --resize 16x9 --streams 1)
+foreach(t batch_dir batch_resize batch_skip_bad batch_list)
+  set_tests_properties(${ch}.gpu_${t} PROPERTIES FIXTURES_REQUIRED images06)
+endforeach()
+
+# GPU, then files: the outputs open as what they claim to be. The PNG the
+# program wrote is read back by the program; NumPy loads the tensors.
+add_test(${ch}.gpu_outputs sh "${script}" outputs "${bin}" "${fx}"
+         "${check_npy}")
+set_tests_properties(${ch}.gpu_outputs PROPERTIES LABELS gpu
+                     SKIP_RETURN_CODE 77 FIXTURES_REQUIRED images06)
