@@ -2,9 +2,11 @@
 #include "outputs.h"
 #include "alloc.h"
 #include "cli.h"
+#include "files.h"
 #include "image_io.h"
 #include "npy.h"
 #include "reference.h"
+#include "units.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,4 +49,20 @@ void save_outputs(const char *png_path, const char *npy_path,
         printf("wrote %s (float32, shape (%zu, %zu))\n", npy_path, height,
                width);
     }
+}
+
+void save_csv(const char *path, const timing_row *rows, int n_rows)
+{
+    cm_out_file f;
+    if (cm_out_open(&f, path) != 0)
+        cli_fail(f.error);
+    fprintf(f.fp, "step,bytes,ms_median,ms_min,ms_max,gb_per_s\n");
+    for (int i = 0; i < n_rows; i++) {
+        const cm_stats *s = &rows[i].stats;
+        fprintf(f.fp, "%s,%.0f,%.6f,%.6f,%.6f,%.3f\n", rows[i].step,
+                rows[i].bytes, s->median_ms, s->min_ms, s->max_ms,
+                cm_gbps(rows[i].bytes, s->median_ms));
+    }
+    if (cm_out_commit(&f) != 0)
+        cli_fail(f.error);
 }

@@ -2,8 +2,10 @@
  *
  *   save_outputs("flipped.png", "x.npy", h_out, h_gray, width, height,
  *                &verdict);
+ *   save_csv("times.csv", rows, n_rows);
  *
- * Either path may be NULL. Each file is written whole or not at all.
+ * Either path of save_outputs may be NULL. Each file is written whole or
+ * not at all.
  */
 #ifndef OUTPUTS_H
 #define OUTPUTS_H
@@ -11,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "timing.h"
 #include "verify.h"
 
 #ifdef __cplusplus
@@ -24,6 +27,17 @@ extern "C" {
 void save_outputs(const char *png_path, const char *npy_path,
                   const float *h_out, const uint8_t *h_gray, size_t width,
                   size_t height, cm_verdict *v);
+
+/* One timed step of the report. */
+typedef struct {
+    const char *step;
+    double bytes;     /* bytes the step moves, for its GB/s */
+    cm_stats stats;
+} timing_row;
+
+/* Writes the rows as CSV (step,bytes,ms_median,ms_min,ms_max,gb_per_s);
+ * exits 1 naming the file if it cannot. */
+void save_csv(const char *path, const timing_row *rows, int n_rows);
 
 #ifdef __cplusplus
 }

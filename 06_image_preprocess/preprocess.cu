@@ -26,7 +26,6 @@
 #include "ceiling.h"
 #include "check.h"
 #include "device.h"
-#include "files.h"
 #include "image_io.h"
 #include "options.h"
 #include "outputs.h"
@@ -39,6 +38,8 @@
 static const int THREADS_PER_BLOCK = 256;
 static const size_t MAX_BLOCKS = (size_t)1 << 20;  /* grid-stride beyond */
 static const size_t MAX_GRID_ROWS = 65535;          /* gridDim.y limit */
+/* Copies reach full speed from some MiB on: the device-copy ceiling is
+ * measured on the tensor's size, but never on less than this. */
 static const size_t MIN_CEILING_BYTES = (size_t)64 << 20;
 /* Bytes each path moves per pixel: astype reads 1 and writes 4, the
  * division reads and writes 4, the flip copy reads and writes 4. */
@@ -186,18 +187,17 @@ static void round_trip_region(void *ctx)
     CUDA_CHECK(cudaStreamSynchronize(r->gpu.stream));
 }
 
-static void report_line(FILE *csv, const char *what, double bytes,
-                        const cm_stats *s, double ceiling_gbps)
+/* One timed step: a row of the report (and of the --csv file). */
+static timing_row report(const char *step, double bytes, cm_stats s,
+                         double ceiling_gbps)
 {
-    double gbps = cm_gbps(bytes, s->median_ms);
+    timing_row row = {step, bytes, s};
+    double gbps = cm_gbps(bytes, s.median_ms);
     printf("  %-22s %9.3f ms median (min %.3f, max %.3f), %8.1f GB/s",
-           what, s->median_ms, s->min_ms, s->max_ms, gbps);
+           step, s.median_ms, s.min_ms, s.max_ms, gbps);
     if (ceiling_gbps > 0)
         printf(" = %5.1f%% of device copy", 100.0 * gbps / ceiling_gbps);
-    printf("\n");
-    if (csv)
-        fprintf(csv, "%s,%.0f,%.6f,%.6f,%.6f,%.3f\n", what, bytes,
-                s->median_ms, s->min_ms, s->max_ms, gbps);
+    return row;
 }
 
 /* Pageable memory (malloc) is what cv2.imread and NumPy hand us: the
@@ -206,7 +206,7 @@ static void report_line(FILE *csv, const char *what, double bytes,
 static void time_round_trips(const gpu_job *job, const uint8_t *h_gray,
                              const float *h_ref, double floor_ms,
                              int warmup, int repeat, cm_verdict *v,
-                             FILE *csv)
+                             timing_row *rows)
 {
     size_t n = job->width * job->height, out_bytes = n * sizeof(float);
     uint8_t *h_in[2];
@@ -221,9 +221,8 @@ static void time_round_trips(const gpu_job *job, const uint8_t *h_gray,
         memset(h_result[k], 0xff, out_bytes);
         round_trip r = {*job, h_in[k], h_result[k]};
         cm_stats s = cm_time_host(round_trip_region, &r, warmup, repeat);
-        report_line(csv, names[k], FUSED_BYTES_PER_PIXEL * (double)n, &s,
-                    0);
-        printf("  %-22s %9.2fx the PCIe floor\n", "", s.median_ms / floor_ms);
+        rows[k] = report(names[k], FUSED_BYTES_PER_PIXEL * (double)n, s, 0);
+        printf(", %.2fx the floor\n", s.median_ms / floor_ms);
         cm_check_equal(v, names[k], h_result[k], h_ref, CM_FLOAT32, n);
     }
     free(h_in[0]);
@@ -313,14 +312,6 @@ int main(int argc, char **argv)
     float *h_ref = (float *)cm_host_alloc(out_bytes, "the CPU reference");
     float *h_out = (float *)cm_host_alloc(out_bytes, "the GPU result");
     ref_normalize_flip(h_ref, h_gray, width, height);
-    cm_out_file csv_file;
-    FILE *csv = NULL;
-    if (opt.csv) {
-        if (cm_out_open(&csv_file, opt.csv) != 0)
-            cli_fail(csv_file.error);
-        csv = csv_file.fp;
-        fprintf(csv, "step,bytes,ms_median,ms_min,ms_max,gb_per_s\n");
-    }
 
     /* Both paths, timed (median of --repeat after --warmup) and checked
      * exactly: float32 x / 255.0f is correctly rounded on the CPU and the
@@ -332,38 +323,39 @@ int main(int argc, char **argv)
     cm_region_fn regions[2] = {naive_region, fused_region};
     const double bytes_per_pixel[2] = {NAIVE_BYTES_PER_PIXEL,
                                        FUSED_BYTES_PER_PIXEL};
-    cm_stats kernel[2];
+    timing_row rows[4];
     printf("\nkernels (CUDA events; GB/s counts %.0f and %.0f bytes per "
            "pixel):\n", NAIVE_BYTES_PER_PIXEL, FUSED_BYTES_PER_PIXEL);
     for (int p = 0; p < 2; p++) {
         CUDA_CHECK(cudaMemset(d_out, 0xff, out_bytes));
-        kernel[p] = cm_time_events(regions[p], &job, stream, warmup, repeat);
-        report_line(csv, names[p], bytes_per_pixel[p] * (double)n,
-                    &kernel[p], copy_gbps);
+        cm_stats s = cm_time_events(regions[p], &job, stream, warmup, repeat);
+        rows[p] = report(names[p], bytes_per_pixel[p] * (double)n, s,
+                         copy_gbps);
+        printf("\n");
         CUDA_CHECK(cudaMemcpy(h_out, d_out, out_bytes,
                               cudaMemcpyDeviceToHost));
         cm_check_equal(&verdict, names[p], h_out, h_ref, CM_FLOAT32, n);
     }
     printf("  fused is %.2fx faster than naive (it moves %.1fx fewer "
-           "bytes)\n", kernel[0].median_ms / kernel[1].median_ms,
+           "bytes)\n", rows[0].stats.median_ms / rows[1].stats.median_ms,
            NAIVE_BYTES_PER_PIXEL / FUSED_BYTES_PER_PIXEL);
 
     printf("\nround trips (H2D + fused kernel + D2H, host clock):\n");
     printf("  %-22s %9.3f ms (pinned H2D of the image + D2H of the "
            "tensor)\n", "PCIe floor", floor_ms);
     time_round_trips(&job, h_gray, h_ref, floor_ms, warmup, repeat,
-                     &verdict, csv);
+                     &verdict, rows + 2);
     if (img.pixels)
-        printf("  with the load first: %.1f ms decode + the round trip\n",
-               load_ms);
+        printf("  end to end: %.1f ms decode + %.3f ms pinned round trip\n",
+               load_ms, rows[3].stats.median_ms);
 
     /* What a person can open: the flipped image back in 8 bits as a PNG
      * and the float32 tensor as .npy (written only if all checks held). */
     printf("\n");
     save_outputs(cfg.out_png, cfg.out_npy, h_out, h_gray, width, height,
                  &verdict);
-    if (csv && cm_out_commit(&csv_file) != 0)
-        cli_fail(csv_file.error);
+    if (opt.csv)
+        save_csv(opt.csv, rows, 4);
 
     CUDA_CHECK(cudaStreamDestroy(stream));
     CUDA_CHECK(cudaFree(d_in));
