@@ -2,6 +2,9 @@
 #include "tiling.h"
 
 #include <math.h>
+#include <stdio.h>
+
+#include "units.h"
 
 size_t tile_count(size_t n, size_t block)
 {
@@ -193,4 +196,21 @@ int ooc_plan_make(size_t n, size_t elem_bytes, size_t budget,
              &best);
     *p = best;
     return 0;
+}
+
+char *ooc_plan_describe(const ooc_plan *p, char *buf, size_t len)
+{
+    size_t n = p->n;
+    char slab[32];
+    snprintf(buf, len, "C in %zu x %zu tiles of %zu x %zu (edge %zu x %zu), "
+             "the inner dimension in %zu pieces of %zu (edge %zu)\n  %zu C "
+             "buffer%s + 2 A + 2 B pieces = %s on the GPU; moves %.3f GB in; "
+             "estimate %.2f ms", p->row_tiles, p->col_tiles, p->tile_rows,
+             p->tile_cols, tile_extent(n, p->tile_rows, p->row_tiles - 1),
+             tile_extent(n, p->tile_cols, p->col_tiles - 1), p->k_pieces,
+             p->tile_k, tile_extent(n, p->tile_k, p->k_pieces - 1),
+             p->c_buffers, p->c_buffers > 1 ? "s" : "",
+             cm_fmt_bytes_short(p->device_bytes, slab, sizeof slab),
+             (double)p->h2d_bytes / 1e9, p->estimate_ms);
+    return buf;
 }

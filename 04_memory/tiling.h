@@ -75,6 +75,12 @@ double ooc_estimate_ms(const ooc_plan *p, const ooc_rates *rates);
 int ooc_plan_make(size_t n, size_t elem_bytes, size_t budget,
                   size_t granule, const ooc_rates *rates, ooc_plan *p);
 
+/* Two lines for people: "C in 2 x 1 tiles of 5000 x 10000 (edge ...), the
+ * inner dimension in 20 pieces of 500 (edge 500)\n  2 C buffers + 2 A + 2 B
+ * pieces = 877.4 MiB on the GPU; moves 2.400 GB in; estimate 50.91 ms".
+ * Returns buf. */
+char *ooc_plan_describe(const ooc_plan *p, char *buf, size_t len);
+
 #ifdef __cplusplus
 }
 #endif

@@ -92,6 +92,13 @@ int main(void)
     EXPECT(p.row_tiles == 1 && p.col_tiles == 1);
     rates.gemm_tflops = 50.0;
 
+    char text[512];
+    EXPECT(strcmp(ooc_plan_describe(&fast, text, sizeof text),
+                  "C in 2 x 1 tiles of 5000 x 10000 (edge 5000 x 10000), the "
+                  "inner dimension in 20 pieces of 500 (edge 500)\n  2 C "
+                  "buffers + 2 A + 2 B pieces = 877.4 MiB on the GPU; moves "
+                  "2.400 GB in; estimate 50.91 ms") == 0);
+
     /* n = 1000, 24 MB: one 8 MB C tile and pieces of 500. */
     EXPECT(ooc_plan_make(1000, 8, 24000000, 1, NULL, &p) == 0);
     EXPECT(p.row_tiles == 1 && p.tile_k == 500 && p.k_pieces == 2);

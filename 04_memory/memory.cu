@@ -1,0 +1,304 @@
+/* 04_memory - what GPU memory costs and how to live within it.
+ *
+ * Mirrors section 2.24.2 of the tutorial:
+ *     x = cp.random.rand(10000, 10000); x.nbytes / 1024**2      (accounting)
+ *     c = block_matrix_multiply(a, b, 1000)                      (blocking)
+ *     del x; cp.get_default_memory_pool().free_all_blocks()     (release)
+ * in four parts, each runnable alone with --part:
+ *   accounting  nbytes in bytes, MB and MiB; what cudaMalloc really takes
+ *   blocked     the tutorial's blocked GEMM on the GPU, against one call
+ *   outofcore   the blocked GEMM that actually saves memory: A, B and C stay
+ *               on the host and tiles stream through a --mem-limit budget
+ *   pool        cudaMallocAsync's pool: used vs reserved, trimming
+ * Every product is checked on the CPU by Freivalds' method (freivalds.h).
+ *
+ * Run: make run-04    (options: make run-04 ARGS="--help")
+ * Files: memory.cu (this: main, accounting), blocked.cu, outofcore.cu,
+ * pool.cu, tiling.c (tile arithmetic), freivalds.c (the CPU check).
+ */
+#include <float.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cuda_runtime.h>
+
+#include "alloc.h"
+#include "check.h"
+#include "device.h"
+#include "files.h"
+#include "memory.h"
+#include "options.h"
+#include "random.h"
+#include "tiling.h"
+#include "units.h"
+
+static const uint64_t SEED_A = 1, SEED_B = 2, SEED_X = 3;
+static const size_t PAGE_BYTES = (size_t)2 << 20;  /* GPU page: 2 MiB */
+
+void check_fact(cm_verdict *v, const char *what, int ok, const char *fmt,
+                ...)
+{
+    char detail[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(detail, sizeof detail, fmt, ap);
+    va_end(ap);
+    cm_check_true(v, what, ok, detail);
+}
+
+void csv_row(FILE *csv, const char *part, const char *metric, double value,
+             const char *unit)
+{
+    if (csv)
+        fprintf(csv, "%s,%s,%.9g,%s\n", part, metric, value, unit);
+}
+
+double *pinned_alloc(size_t bytes, const char *what)
+{
+    void *h_p = NULL;
+    cudaError_t err = cudaMallocHost(&h_p, bytes);
+    if (err != cudaSuccess) {
+        char need[64];
+        fprintf(stderr, "not enough pinned host memory for %s: need %s "
+                "(%s)\n", what, cm_fmt_bytes(bytes, need, sizeof need),
+                cudaGetErrorName(err));
+        exit(CM_EXIT_FAIL);
+    }
+    return (double *)h_p;
+}
+
+void check_product(const memory_run *run, const char *what,
+                   const double *h_c)
+{
+    char label[160];
+    size_t row;
+    double err = freivalds_error(run->check, h_c, &row);
+    snprintf(label, sizeof label, "%s by Freivalds, max over rows of "
+             "|C x - A (B x)| / (|A| |B| x) (worst row %zu)", what, row);
+    cm_check_value(run->verdict, label, err, 0.0,
+                   freivalds_tolerance(run->n));
+    if (run->h_single && run->h_single != h_c) {
+        /* Two GEMMs summing in different orders are each within n u |A||B|
+         * of the exact product (u = eps / 2), and |A||B| = AB here since
+         * every input is >= 0: they differ by at most n eps, relative. We
+         * allow 2 n eps; a lost or doubled block would be ~1e-1. */
+        snprintf(label, sizeof label, "%s vs one-call C", what);
+        cm_check_rel(run->verdict, label, h_c, CM_FLOAT64, run->h_single,
+                     CM_FLOAT64, run->n * run->n,
+                     2.0 * (double)run->n * DBL_EPSILON);
+    }
+}
+
+/* How far GPU free memory fell between two cudaMemGetInfo readings. */
+static long long report_drop(const char *what, size_t before, size_t after,
+                             size_t asked)
+{
+    long long drop = (long long)before - (long long)after;
+    printf("  %-26s asked %11zu bytes, GPU free fell by %11lld bytes "
+           "(%.2f pages of 2 MiB)\n", what, asked, drop,
+           (double)drop / (double)PAGE_BYTES);
+    return drop;
+}
+
+/* Part 1: x.nbytes, and what allocating x really takes from the GPU. */
+static void part_accounting(const memory_run *run)
+{
+    size_t n = run->n;
+    size_t nbytes = cm_mul_size(cm_mul_size(n, n, "x"), sizeof(double), "x");
+    char text[96], text2[96];
+    printf("\n== 1. accounting: x = cp.random.rand(%zu, %zu); x.nbytes ==\n",
+           n, n);
+    printf("x.nbytes = %zu x %zu x 8 bytes = %s\n", n, n,
+           cm_fmt_bytes(nbytes, text, sizeof text));
+    /* The tutorial divides by 1024**2 and prints "MB": that is MiB. */
+    printf("the tutorial's x.nbytes / 1024**2 = %.2f, labelled \"MB\", is "
+           "MiB (2^20 bytes); in MB (10^6 bytes) x is %.2f MB\n",
+           (double)nbytes / 1048576.0, (double)nbytes / 1e6);
+    csv_row(run->csv, "accounting", "nbytes", (double)nbytes, "bytes");
+
+    /* cudaMalloc maps physical memory at once (the GPU does not overcommit
+     * as host malloc does), so cudaMemGetInfo sees every allocation
+     * immediately, in whole pages. We skip filling x: it changes nothing. */
+    cm_require_device_bytes(nbytes, "x");
+    size_t free0, free1, free2, free3, free4, total;
+    void *d_one, *d_two, *d_x;
+    CUDA_CHECK(cudaMemGetInfo(&free0, &total));
+    printf("GPU memory: %s in all; %s free before we allocate anything (the "
+           "rest is the CUDA context and any other process)\n",
+           cm_fmt_bytes(total, text, sizeof text),
+           cm_fmt_bytes(free0, text2, sizeof text2));
+    CUDA_CHECK(cudaMalloc(&d_one, 1));
+    CUDA_CHECK(cudaMemGetInfo(&free1, &total));
+    CUDA_CHECK(cudaMalloc(&d_two, 1));
+    CUDA_CHECK(cudaMemGetInfo(&free2, &total));
+    CUDA_CHECK(cudaMalloc(&d_x, nbytes));
+    CUDA_CHECK(cudaMemGetInfo(&free3, &total));
+    report_drop("cudaMalloc(1 byte):", free0, free1, 1);
+    report_drop("cudaMalloc(1 byte) again:", free1, free2, 1);
+    long long drop = report_drop("cudaMalloc(x.nbytes):", free2, free3,
+                                 nbytes);
+    printf("  small allocations share pages; a large one is rounded up to "
+           "whole pages: %lld bytes beyond x.nbytes\n",
+           drop - (long long)nbytes);
+    /* Below a page, x may fit in a page the 1-byte ones already took. */
+    if (nbytes >= PAGE_BYTES)
+        check_fact(run->verdict, "x took x.nbytes rounded up to pages",
+                   drop >= (long long)nbytes &&
+                   drop < (long long)(nbytes + FREE_SLACK_BYTES),
+                   "free fell by %lld bytes for %zu asked", drop, nbytes);
+    else
+        check_fact(run->verdict, "x, below a page, took a page or two",
+                   drop >= 0 && drop <= (long long)FREE_SLACK_BYTES,
+                   "free fell by %lld bytes for %zu asked", drop, nbytes);
+    csv_row(run->csv, "accounting", "cudaMalloc_x_free_drop", (double)drop,
+            "bytes");
+
+    CUDA_CHECK(cudaFree(d_x));
+    CUDA_CHECK(cudaFree(d_one));
+    CUDA_CHECK(cudaFree(d_two));
+    CUDA_CHECK(cudaMemGetInfo(&free4, &total));
+    long long back = (long long)free4 - (long long)free0;
+    printf("  after cudaFree of all three, GPU free is %+lld bytes from the "
+           "start: cudaFree returns memory at once, no pool in between\n",
+           back);
+    check_fact(run->verdict, "cudaFree gave the memory back",
+               llabs(back) <= (long long)FREE_SLACK_BYTES,
+               "GPU free %+lld bytes from the start (slack %zu)", back,
+               FREE_SLACK_BYTES);
+}
+
+int main(int argc, char **argv)
+{
+    size_t n = 10000, block = 1000, mem_limit = (size_t)1 << 30;
+    long long streams = 4;
+    const char *part = "all";
+    cm_opt own[] = {
+        {"n", CM_OPT_SIZE, &n, "N", "A, B and C are N x N float64", NULL, 1,
+         1 << 20},
+        {"block", CM_OPT_SIZE, &block, "N",
+         "block side of the in-device blocked GEMM", NULL, 1, 1 << 20},
+        {"mem-limit", CM_OPT_SIZE, &mem_limit, "SIZE",
+         "device memory the out-of-core GEMM may use", NULL, 1, 0},
+        {"streams", CM_OPT_INT, &streams, "N",
+         "streams the blocked GEMM spreads its C blocks over", NULL, 1, 16},
+        {"part", CM_OPT_CHOICE, &part, "PART", "which part to run",
+         "accounting|blocked|outofcore|pool|all", 0, 0},
+    };
+    cm_cli cli = {"04_memory",
+                  "GPU memory: nbytes, blocked and out-of-core GEMM under a "
+                  "budget, pool release (mirrors 2.24.2).", own, 5, NULL};
+    cm_options opt = cm_options_default();
+    cm_parse_or_exit(&cli, &opt, argc, argv);
+    /* --quick: an odd n that no block divides, a budget that forces
+     * several tiles, few repeats; sizes given explicitly are kept. */
+    if (opt.quick) {
+        n = n == 10000 ? 1001 : n;
+        block = block == 1000 ? 256 : block;
+        mem_limit = mem_limit == (size_t)1 << 30 ? (size_t)4 << 20
+                                                 : mem_limit;
+        opt.repeat = opt.repeat_given ? opt.repeat : 3;
+        opt.warmup = opt.warmup_given ? opt.warmup : 1;
+    }
+    block = block < n ? block : n;
+    int all = strcmp(part, "all") == 0;
+    int do_accounting = all || strcmp(part, "accounting") == 0;
+    int do_blocked = all || strcmp(part, "blocked") == 0;
+    int do_outofcore = all || strcmp(part, "outofcore") == 0;
+    int do_pool = all || strcmp(part, "pool") == 0;
+    size_t bytes = cm_mul_size(cm_mul_size(n, n, "A"), sizeof(double), "A");
+
+    /* A budget no tiling fits is known before we touch the GPU. */
+    ooc_plan smallest;
+    if (do_outofcore && ooc_plan_make(n, sizeof(double), mem_limit,
+                                      OOC_POOL_GRANULE, NULL, &smallest)) {
+        char asked[96], need[96];
+        fprintf(stderr, "04_memory: --mem-limit %s is below the smallest "
+                "out-of-core tiling for n = %zu, which needs %s\n",
+                cm_fmt_bytes(mem_limit, asked, sizeof asked), n,
+                cm_fmt_bytes(smallest.device_bytes, need, sizeof need));
+        return CM_EXIT_FAIL;
+    }
+
+    struct cudaDeviceProp prop;
+    int device = cm_select_device((int)opt.device, &prop);
+    cm_out_file csv_file;
+    memset(&csv_file, 0, sizeof csv_file);
+    if (opt.csv && cm_out_open(&csv_file, opt.csv) != 0) {
+        fprintf(stderr, "04_memory: %s\n", csv_file.error);
+        return CM_EXIT_FAIL;
+    }
+    if (opt.csv)
+        fprintf(csv_file.fp, "part,metric,value,unit\n");
+
+    cm_verdict verdict = {0};
+    freivalds check;
+    memset(&check, 0, sizeof check);
+    memory_run run = {n, block, mem_limit, (int)streams, device,
+                      (int)opt.warmup, (int)opt.repeat, NULL, NULL, NULL,
+                      &check, &verdict, opt.csv ? csv_file.fp : NULL, 0,
+                      0};
+    char text[96], limit[32];
+    cm_fmt_bytes_short(mem_limit, limit, sizeof limit);
+    printf("n = %zu: A, B and C are %s each; block %zu; --mem-limit %s; "
+           "median of %d runs after %d warm-ups\n", n,
+           cm_fmt_bytes(bytes, text, sizeof text), block, limit, run.repeat,
+           run.warmup);
+
+    if (do_accounting)
+        part_accounting(&run);
+
+    double *h_a = NULL, *h_b = NULL, *h_single = NULL, *h_blocked = NULL;
+    if (do_blocked || do_outofcore) {
+        /* Ask for the in-device part's memory before filling gigabytes. */
+        if (do_blocked)
+            cm_require_device_bytes(cm_mul_size(4, bytes, "A, B, 2 C"),
+                                    "A, B and two C (blocked part)");
+        /* NumPy-made inputs in pinned memory: the out-of-core part streams
+         * from them, and pinned copies are the fast ones (chapter 07). */
+        h_a = pinned_alloc(bytes, "A");
+        h_b = pinned_alloc(bytes, "B");
+        cm_fill_uniform_f64(h_a, n * n, SEED_A);
+        cm_fill_uniform_f64(h_b, n * n, SEED_B);
+        freivalds_init(&check, h_a, h_b, n, SEED_X);
+        run.h_a = h_a;
+        run.h_b = h_b;
+    }
+    if (do_blocked) {
+        h_single = (double *)cm_host_alloc(bytes, "the one-call C");
+        h_blocked = (double *)cm_host_alloc(bytes, "the blocked C");
+        part_blocked(&run, h_single, h_blocked);
+        check_product(&run, "one-call C", h_single);
+        run.h_single = h_single;
+        check_product(&run, "blocked C", h_blocked);
+    }
+    if (do_outofcore)
+        part_outofcore(&run);
+    if (do_pool)
+        part_pool(&run);
+
+    /* The chapter's two headline ratios, with the GPU named. */
+    if (do_blocked || do_outofcore)
+        printf("\nsummary on %s, n = %zu:", prop.name, n);
+    if (do_blocked)
+        printf(" blocked / one call %.2fx (block %zu);",
+               run.blocked_over_one, block);
+    if (do_outofcore)
+        printf(" out-of-core / its floor %.2fx (budget %s)",
+               run.outofcore_over_floor, limit);
+    if (opt.csv && cm_out_commit(&csv_file) != 0) {
+        fprintf(stderr, "04_memory: %s\n", csv_file.error);
+        return CM_EXIT_FAIL;
+    }
+    free(h_single);
+    free(h_blocked);
+    if (h_a) {
+        CUDA_CHECK(cudaFreeHost(h_a));
+        CUDA_CHECK(cudaFreeHost(h_b));
+        freivalds_free(&check);
+    }
+    printf("\n");
+    return cm_verdict_report(&verdict);
+}

@@ -1,0 +1,64 @@
+/* memory.h - what the four parts of 04_memory share: the run's settings,
+ * the row-major GEMM call, and small reporting helpers.
+ *
+ *   memory_run run = {...};
+ *   part_blocked(&run, h_single, h_blocked);
+ *   check_product(&run, "blocked C", h_blocked);
+ */
+#ifndef MEMORY_H
+#define MEMORY_H
+
+#include <stdio.h>
+
+#include <cublas_v2.h>
+
+#include "freivalds.h"
+#include "verify.h"
+
+/* cudaMemGetInfo counts the whole GPU in 2 MiB pages; the driver's own
+ * bookkeeping (and any other process) can move it by a page or so. */
+#define FREE_SLACK_BYTES ((size_t)4 << 20)
+
+typedef struct {
+    size_t n;               /* A, B and C are n x n float64, row-major */
+    size_t block;           /* block side of the in-device blocked GEMM */
+    size_t mem_limit;       /* device budget of the out-of-core GEMM */
+    int streams;            /* streams of the blocked GEMM */
+    int device, warmup, repeat;
+    const double *h_a, *h_b;    /* pinned host inputs */
+    const double *h_single;     /* the one-call C, once computed, or NULL */
+    const freivalds *check;     /* x and A (B x) for h_a, h_b */
+    cm_verdict *verdict;
+    FILE *csv;                  /* "part,metric,value,unit" rows, or NULL */
+    double blocked_over_one;    /* results for the summary, 0 if not run */
+    double outofcore_over_floor;
+} memory_run;
+
+/* C = A B + beta C for row-major matrices, given as sub-matrix pointers
+ * with leading dimensions (elements per row of the full matrix). */
+void dgemm_rowmajor(cublasHandle_t handle, size_t rows, size_t cols,
+                    size_t inner, const double *d_a, size_t lda,
+                    const double *d_b, size_t ldb, double beta,
+                    double *d_c, size_t ldc);
+
+/* cudaMallocHost, or exit 1 naming the bytes when the host cannot pin them. */
+double *pinned_alloc(size_t bytes, const char *what);
+
+/* Freivalds' check of h_c against A B, and, when the one-call C exists and
+ * is not h_c itself, the relative difference from it. */
+void check_product(const memory_run *run, const char *what,
+                   const double *h_c);
+
+/* A check of a condition, with printf-style detail of what was seen. */
+void check_fact(cm_verdict *v, const char *what, int ok, const char *fmt,
+                ...);
+
+/* One CSV row; nothing when csv is NULL. */
+void csv_row(FILE *csv, const char *part, const char *metric, double value,
+             const char *unit);
+
+void part_blocked(memory_run *run, double *h_single, double *h_blocked);
+void part_outofcore(memory_run *run);
+void part_pool(const memory_run *run);
+
+#endif /* MEMORY_H */
