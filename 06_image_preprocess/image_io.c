@@ -116,8 +116,14 @@ int io_load_gray(const char *path, size_t max_pixels, io_image *img,
                                             &channels_in_file, 1);
     free(data);
     if (!pixels) {
+        /* stb_image tries JPEG first, and a later format that fails
+         * without a reason of its own leaves that test's "no SOI". */
+        const char *why = stbi_failure_reason();
+        if (!why || (strcmp(why, "no SOI") == 0 &&
+                     strcmp(info.format, "JPEG") != 0))
+            why = "corrupt or unsupported data";
         snprintf(err, err_len, "%s: cannot decode the %s data: %s", path,
-                 info.format, stbi_failure_reason());
+                 info.format, why);
         return -1;
     }
     if ((size_t)w != info.width || (size_t)h != info.height) {

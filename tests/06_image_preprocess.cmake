@@ -50,6 +50,8 @@ bad_input(not_image "notimage.png: not an image" "${fx}/notimage.png")
 bad_input(truncated_png "truncated.png: truncated PNG" "${fx}/truncated.png")
 bad_input(truncated_jpeg "truncated.jpg: truncated JPEG"
           "${fx}/truncated.jpg")
+bad_input(corrupt_png "corrupt.png: cannot decode the PNG data: corrupt"
+          "${fx}/corrupt.png")
 bad_input(huge "huge.png: header says 100000 x 100000 = 10000000000 pixels"
           "${fx}/huge.png")
 bad_input(max_pixels "gray.png: .* more than --max-pixels 100$"
@@ -90,13 +92,17 @@ cm_gpu(${ch} batch_dir "${fx}/batch")
 cm_gpu(${ch} batch_resize --resize 40x30 --threads 2 --streams 2
        "${fx}/batch_mixed")
 cm_gpu(${ch} batch_skip_bad --skip-bad "${fx}/batch_bad")
+cm_gpu(${ch} batch_corrupt_skip --skip-bad --threads 1 "${fx}/batch_corrupt")
 cm_gpu(${ch} batch_list --list "${fx}/list.txt" --resize 16x9 --streams 1)
-foreach(t batch_dir batch_resize batch_skip_bad batch_list)
+foreach(t batch_dir batch_resize batch_skip_bad batch_corrupt_skip
+          batch_list)
   set_tests_properties(${ch}.gpu_${t} PROPERTIES FIXTURES_REQUIRED images06)
 endforeach()
 
 # GPU, then files: the outputs open as what they claim to be. The PNG the
-# program wrote is read back by the program; NumPy loads the tensors.
+# program wrote is read back by the program; NumPy loads the tensors; a
+# file that fails to decode inside the pipeline leaves no partial .npy,
+# or with --skip-bad a .npy whose header counts only the good images.
 add_test(${ch}.gpu_outputs sh "${script}" outputs "${bin}" "${fx}"
          "${check_npy}")
 set_tests_properties(${ch}.gpu_outputs PROPERTIES LABELS gpu

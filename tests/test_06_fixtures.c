@@ -123,21 +123,27 @@ static void put_chunk(FILE *f, const char *type, const unsigned char *data,
     fwrite(tail, 1, 4, f);
 }
 
-/* A PNG stb_image_write cannot make (16-bit, palette, a huge header):
- * raw holds the scanlines, each led by filter byte 0. */
+/* A PNG stb_image_write cannot make (16-bit, palette, a huge header, a
+ * corrupt one): raw holds the scanlines, each led by filter byte 0, or
+ * with raw_len 0 the IDAT is 8 bytes of a deflate stream that uses the
+ * reserved block type: every chunk is whole, but no pixel decodes. */
 static void write_raw_png(const char *name, uint32_t w, uint32_t h,
                           int bit_depth, int colour_type,
                           const unsigned char *raw, size_t raw_len)
 {
+    static unsigned char bad_deflate[8] = {0x78, 0x01, 0xFF, 0xFF, 0xFF,
+                                           0xFF, 0xFF, 0xFF};
     FILE *f = fopen(at(name), "wb");
     unsigned char ihdr[13] = {
         (unsigned char)(w >> 24), (unsigned char)(w >> 16),
         (unsigned char)(w >> 8), (unsigned char)w, (unsigned char)(h >> 24),
         (unsigned char)(h >> 16), (unsigned char)(h >> 8), (unsigned char)h,
         (unsigned char)bit_depth, (unsigned char)colour_type, 0, 0, 0};
-    int zlen = 0;
-    unsigned char *z = stbi_zlib_compress((unsigned char *)raw, (int)raw_len,
-                                          &zlen, 8);
+    int zlen = (int)sizeof bad_deflate;
+    unsigned char *z = raw_len == 0 ? bad_deflate
+                                    : stbi_zlib_compress((unsigned char *)raw,
+                                                         (int)raw_len, &zlen,
+                                                         8);
     fwrite("\x89PNG\r\n\x1a\n", 1, 8, f);
     put_chunk(f, "IHDR", ihdr, 13);
     if (colour_type == 3)
@@ -145,7 +151,8 @@ static void write_raw_png(const char *name, uint32_t w, uint32_t h,
     put_chunk(f, "IDAT", z, (uint32_t)zlen);
     put_chunk(f, "IEND", NULL, 0);
     fclose(f);
-    free(z);
+    if (z != bad_deflate)
+        free(z);
 }
 
 /* The first half of a file, as an interrupted download leaves it. */
@@ -192,6 +199,7 @@ static void write_fixtures(void)
     write_raw_png("gray16.png", W, H, 16, 0, raw16, sizeof raw16);
     write_raw_png("palette.png", W, H, 8, 3, raw_palette, sizeof raw_palette);
     write_raw_png("huge.png", 100000, 100000, 8, 0, raw_palette, 64);
+    write_raw_png("corrupt.png", W, H, 8, 0, NULL, 0);
 
     write_first_half("gray.png", "truncated.png");
     write_first_half("rgb.jpg", "truncated.jpg");
@@ -216,6 +224,11 @@ static void write_fixtures(void)
     stbi_write_png(at("batch_bad/a.png"), W, H, 1, gray, W);
     write_first_half("gray.png", "batch_bad/b.png");
     stbi_write_png(at("batch_bad/c.png"), W, H, 1, gray, W);
+    /* Found only when decoding, inside the pipeline on the GPU side. */
+    mkdir(at("batch_corrupt"), 0755);
+    stbi_write_png(at("batch_corrupt/a.png"), W, H, 1, gray, W);
+    write_raw_png("batch_corrupt/b.png", W, H, 8, 0, NULL, 0);
+    stbi_write_png(at("batch_corrupt/c.png"), W, H, 1, gray, W);
     char list[4096];
     int len = snprintf(list, sizeof list, "%s\n%s\n\n%s\r\n%s\n",
                        at("gray.png"), at("rgb.jpg"), at("gray16.png"),
@@ -229,6 +242,8 @@ static int remove_fixtures(void)
     const char *files[] = {
         "gray.png", "rgb.png", "rgba.png", "rgb.jpg", "gray.bmp",
         "gray.tga", "gray.pgm", "gray16.png", "palette.png", "huge.png",
+        "corrupt.png", "batch_corrupt/a.png", "batch_corrupt/b.png",
+        "batch_corrupt/c.png",
         "truncated.png", "truncated.jpg", "empty.png", "notimage.png",
         "list.txt", "batch/a.png", "batch/b.png", "batch/c.jpg",
         "batch/d.bmp", "batch/notes.txt", "batch_mixed/a.png",
@@ -237,7 +252,7 @@ static int remove_fixtures(void)
     for (size_t i = 0; i < sizeof files / sizeof files[0]; i++)
         ok &= remove(at(files[i])) == 0;
     const char *dirs[] = {"folder.png", "emptydir", "batch", "batch_mixed",
-                          "batch_bad", ""};
+                          "batch_bad", "batch_corrupt", ""};
     for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++)
         ok &= rmdir(at(dirs[i])) == 0;
     return ok;

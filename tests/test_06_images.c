@@ -114,6 +114,7 @@ static void test_loading(void)
     expect_refused("notimage.png", "not an image stb_image can read");
     expect_refused("truncated.png", "truncated PNG");
     expect_refused("truncated.jpg", "truncated JPEG");
+    expect_refused("corrupt.png", "cannot decode the PNG data: corrupt");
     expect_refused("huge.png", "header says 100000 x 100000 = 10000000000 "
                                "pixels, more than --max-pixels 268435456");
     EXPECT(io_load_gray(at("gray.png"), W * H - 1, &img, err,
@@ -198,6 +199,17 @@ static void test_batch_inputs(void)
     EXPECT(strstr(err, "batch_bad/b.png: truncated PNG") != NULL);
     EXPECT(inputs_check(&src, 1, &skipped, &bytes, err, sizeof err) == 0);
     EXPECT(skipped == 1 && list.count == 2 && strstr(list.paths[1], "c.png"));
+    path_list_free(&list);
+
+    /* Whole chunks but corrupt data: it passes the check, so the batch
+     * finds it only when the decode threads reach it. */
+    one[0] = (char *)at("batch_corrupt");
+    EXPECT(inputs_collect(one, 1, NULL, &list, err, sizeof err) == 0);
+    src.list = &list;
+    EXPECT(inputs_check(&src, 0, &skipped, &bytes, err, sizeof err) == 0);
+    EXPECT(inputs_decode(&src, 0, dst, err, sizeof err) == 0);
+    EXPECT(inputs_decode(&src, 1, dst, err, sizeof err) == -1);
+    EXPECT(strstr(err, "batch_corrupt/b.png: cannot decode") != NULL);
     path_list_free(&list);
 }
 
