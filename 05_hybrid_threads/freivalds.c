@@ -33,19 +33,27 @@ void freivalds_vector(double *x, size_t n, uint64_t seed)
 
 /* Four partial sums instead of one: the additions of a single running sum
  * wait on each other, four independent ones keep the FPU busy. The order
- * of summation is fixed, so the result is the same on every run. */
+ * of summation is fixed, so the result is the same on every run. Both
+ * sums are taken in one pass over the row. */
 void freivalds_row(const double *row, size_t n, const double *v,
                    const double *v_abs, double *dot, double *abs_dot)
 {
     double d[4] = {0, 0, 0, 0}, a[4] = {0, 0, 0, 0};
-    size_t j = 0;
-    for (; j + 4 <= n; j += 4) {
-        for (int k = 0; k < 4; k++) {
-            d[k] += row[j + k] * v[j + k];
-            a[k] += fabs(row[j + k]) * (v_abs ? v_abs[j + k] : 1.0);
-        }
+    size_t j, body = n - n % 4;
+    if (v_abs) {
+        for (j = 0; j < body; j += 4)
+            for (int k = 0; k < 4; k++) {
+                d[k] += row[j + k] * v[j + k];
+                a[k] += fabs(row[j + k]) * v_abs[j + k];
+            }
+    } else {                            /* |v_j| <= 1: the sum of |row| */
+        for (j = 0; j < body; j += 4)
+            for (int k = 0; k < 4; k++) {
+                d[k] += row[j + k] * v[j + k];
+                a[k] += fabs(row[j + k]);
+            }
     }
-    for (; j < n; j++) {
+    for (j = body; j < n; j++) {
         d[0] += row[j] * v[j];
         a[0] += fabs(row[j]) * (v_abs ? v_abs[j] : 1.0);
     }

@@ -86,9 +86,8 @@ static int check_here(task_data *d, const run_clock *clock, task_record *r,
 }
 
 /* ---- mode 1: serial ---- */
-double run_serial(const settings *s, simple_mode *m,
-                         run_clock *clock, task_record *records,
-                         run_failure *failure)
+double run_serial(const settings *s, simple_mode *m, run_clock *clock,
+                  task_record *records, run_failure *failure)
 {
     task_data *d = &m->sets[0];
     run_clock_start(clock);
@@ -114,27 +113,31 @@ double run_serial(const settings *s, simple_mode *m,
 typedef struct {
     gpu_lane *lane;
     task_data *d;
+    int device;
 } offload_job;
 
 static int offload_task(void *arg, int worker, char *err, size_t err_len)
 {
     offload_job *job = (offload_job *)arg;
     (void)worker;
+    /* The current GPU is a per-thread setting: a new thread starts on
+     * device 0, whatever main() chose. */
+    TRY_CUDA(cudaSetDevice(job->device));
     return compute_matrix_mult(job->lane, job->d, err, err_len);
 }
 
 /* The tutorial submits and at once waits on future.result(), which gains
  * nothing. Between submit and wait we check the previous task and prepare
  * the next one into the other set of host buffers. */
-double run_offload(const settings *s, simple_mode *m,
-                          run_clock *clock, task_record *records,
-                          run_failure *failure, offload_stats *stats)
+double run_offload(const settings *s, simple_mode *m, run_clock *clock,
+                   task_record *records, run_failure *failure,
+                   offload_stats *stats)
 {
     memset(stats, 0, sizeof *stats);
     run_clock_start(clock);
     prep_here(s, &m->sets[0], 0, clock, &records[0]);
     for (int k = 0; k < s->tasks && failure->task < 0; k++) {
-        offload_job job = {&m->lane, &m->sets[k % 2]};
+        offload_job job = {&m->lane, &m->sets[k % 2], s->device};
         records[k].worker = 0;
         pool_future *f = pool_submit(m->worker, offload_task, &job);
         if (!f) {
@@ -222,6 +225,7 @@ int main(int argc, char **argv)
     s.workers = (int)workers;
     s.threads = threads > 0 ? (int)threads : pool_cpu_count();
     s.fail_task = (int)fail_task;
+    s.device = (int)opt.device;
     s.seed = RANDOM_SEED;
 
     cm_select_device((int)opt.device, NULL);
@@ -255,10 +259,13 @@ int main(int argc, char **argv)
     }
     printf("\n");
     print_table(modes, count);
-    for (int m = 1; m < count; m++)
-        if (strcmp(modes[0].mode, "serial") == 0)
-            printf("%s is %.2fx faster than serial\n", modes[m].mode,
+    if (count > 1 && strcmp(modes[0].mode, "serial") == 0) {
+        printf("speedup over serial (serial wall time / mode's):");
+        for (int m = 1; m < count; m++)
+            printf(" %s %.2fx", modes[m].mode,
                    modes[0].wall_ms / modes[m].wall_ms);
+        printf("\n");
+    }
 
     char err[1300];
     if ((opt.csv && write_table_csv(opt.csv, modes, count, err,

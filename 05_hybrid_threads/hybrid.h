@@ -29,6 +29,7 @@ typedef struct {
     int workers;        /* GPU workers of the pipeline */
     int threads;        /* CPU threads that prepare and check (pipeline) */
     int fail_task;      /* -1, or the task whose result we spoil */
+    int device;         /* the CUDA device every thread must use */
     uint64_t seed;
 } settings;
 

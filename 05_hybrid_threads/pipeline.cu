@@ -46,6 +46,7 @@ static int pipeline_task(void *arg, int worker, char *err, size_t err_len)
     task_record *r = &p->records[k];
     double prep_ms = 0, check_ms = 0;
     r->worker = worker;
+    TRY_CUDA(cudaSetDevice(p->s.device));   /* per thread, 0 by default */
 
     /* Preparation, shared by all CPU threads. Slices are queued with the
      * task index as rank, so task 0 gets every thread and is ready first,

@@ -73,8 +73,9 @@ static double tasks_per_s(const mode_summary *m)
 void print_mode(const mode_summary *m)
 {
     const double *ms = m->stage_ms;
-    printf("  wall time: %.2f ms for %d tasks (median of %d runs), "
-           "%.2f tasks/s\n", m->wall_ms, m->tasks, m->runs, tasks_per_s(m));
+    printf("  wall time: %.2f ms for %d tasks (median of %d run%s), "
+           "%.2f tasks/s\n", m->wall_ms, m->tasks, m->runs,
+           m->runs == 1 ? "" : "s", tasks_per_s(m));
     printf("  per task, median ms: prep %.2f | H2D %.2f | GEMM %.2f | "
            "D2H %.2f | check %.2f\n", ms[STAGE_PREP], ms[STAGE_H2D],
            ms[STAGE_GEMM], ms[STAGE_D2H], ms[STAGE_CHECK]);
@@ -106,10 +107,11 @@ void print_floor(const floor_inputs *in, const pipeline_floor *f,
 
 void print_table(const mode_summary *modes, int count)
 {
+    printf("%-10s %9s %8s   stages: median ms per task\n", "", "", "");
     printf("%-10s %9s %8s", "mode", "wall ms", "tasks/s");
     for (int s = 0; s < STAGE_COUNT; s++)
         printf(" %8s", STAGE_NAMES[s]);
-    printf("   (stages: median ms per task)\n");
+    printf("\n");
     for (int m = 0; m < count; m++) {
         printf("%-10s %9.2f %8.2f", modes[m].mode, modes[m].wall_ms,
                tasks_per_s(&modes[m]));

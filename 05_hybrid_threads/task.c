@@ -17,9 +17,9 @@ static inline uint64_t mix64(uint64_t z)
     return z ^ (z >> 31);
 }
 
-static inline double uniform(uint64_t key, size_t j)
+static inline uint64_t rotl(uint64_t x, int k)
 {
-    return (double)(mix64(key + GOLDEN_GAMMA * (j + 1)) >> 11) * 0x1.0p-53;
+    return (x << k) | (x >> (64 - k));
 }
 
 uint64_t task_seed(uint64_t base, int task, int which)
@@ -28,25 +28,37 @@ uint64_t task_seed(uint64_t base, int task, int which)
                                         (uint64_t)which + 1));
 }
 
-/* One row: uniform samples in [0, 1), shifted and scaled to mean 0 and
- * standard deviation 1. Two passes (mean, then squared deviations) are
- * more accurate than one of sum and sum of squares, and cheap: the row is
+/* One row: uniform samples in [0, 1) from xoshiro256+ (its state seeded
+ * from the row's own key), shifted and scaled to mean 0 and standard
+ * deviation 1. Two passes (mean, then squared deviations) are more
+ * accurate than one of sum and sum of squares, and cheap: the row is
  * still in the cache. Four partial sums keep the additions independent. */
 static void make_row(double *row, size_t n, uint64_t key)
 {
-    double sum[4] = {0, 0, 0, 0}, squares[4] = {0, 0, 0, 0};
-    size_t j = 0;
-    for (; j + 4 <= n; j += 4)
-        for (int k = 0; k < 4; k++) {
-            row[j + k] = uniform(key, j + (size_t)k);
-            sum[k] += row[j + k];
-        }
-    for (; j < n; j++) {
-        row[j] = uniform(key, j);
-        sum[0] += row[j];
+    uint64_t s0 = mix64(key), s1 = mix64(key + GOLDEN_GAMMA);
+    uint64_t s2 = mix64(key + 2 * GOLDEN_GAMMA);
+    uint64_t s3 = mix64(key + 3 * GOLDEN_GAMMA);
+    for (size_t j = 0; j < n; j++) {
+        uint64_t bits = s0 + s3, t = s1 << 17;
+        s2 ^= s0;
+        s3 ^= s1;
+        s1 ^= s2;
+        s0 ^= s3;
+        s2 ^= t;
+        s3 = rotl(s3, 45);
+        /* The top 53 bits. Converted as a signed integer it is one
+         * instruction; as an unsigned one, several. */
+        row[j] = (double)(int64_t)(bits >> 11) * 0x1.0p-53;
     }
+    double sum[4] = {0, 0, 0, 0}, squares[4] = {0, 0, 0, 0};
+    size_t j = 0, body = n - n % 4;
+    for (; j < body; j += 4)
+        for (int k = 0; k < 4; k++)
+            sum[k] += row[j + k];
+    for (; j < n; j++)
+        sum[0] += row[j];
     double mean = ((sum[0] + sum[1]) + (sum[2] + sum[3])) / (double)n;
-    for (j = 0; j + 4 <= n; j += 4)
+    for (j = 0; j < body; j += 4)
         for (int k = 0; k < 4; k++)
             squares[k] += (row[j + k] - mean) * (row[j + k] - mean);
     for (; j < n; j++)
