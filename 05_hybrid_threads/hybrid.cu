@@ -203,7 +203,7 @@ int main(int argc, char **argv)
                   "pipelined (mirrors ThreadPoolExecutor + cp.dot).", own, 7,
                   NULL};
     cm_options opt = cm_options_default();
-    opt.repeat = 3;             /* a run of 8 serial tasks takes ~1 s */
+    opt.repeat = 3;             /* serial runs are long: 3, not 10 */
     opt.warmup = 1;
     cm_parse_or_exit(&cli, &opt, argc, argv);
     if (opt.quick) {            /* small sizes, unless set otherwise */
@@ -229,10 +229,6 @@ int main(int argc, char **argv)
     s.seed = RANDOM_SEED;
 
     cm_select_device((int)opt.device, NULL);
-    /* A thread that waits for the GPU spins on its core by default (when
-     * there are more cores than GPUs). Blocking sync makes it sleep, so
-     * the cores stay with the threads that prepare and check. */
-    CUDA_CHECK(cudaSetDeviceFlags(cudaDeviceScheduleBlockingSync));
     char bytes_text[64];
     printf("%d tasks, each C = A B with A, B, C of %zu x %zu float64, %s "
            "each\n", s.tasks, n, n,

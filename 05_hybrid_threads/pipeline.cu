@@ -75,8 +75,8 @@ static int pipeline_task(void *arg, int worker, char *err, size_t err_len)
                              cudaMemcpyDeviceToHost, lane->stream));
     TRY_CUDA(cudaEventRecord(lane->marks[3], lane->stream));
     /* The CPU may read h_c only once the copy has landed. This thread
-     * sleeps here (blocking sync, see main) and leaves its core to prep. */
-    TRY_CUDA(cudaStreamSynchronize(lane->stream));
+     * sleeps here (a blocking-sync event) and leaves its core to prep. */
+    TRY_CUDA(cudaEventSynchronize(lane->marks[3]));
     if (lane_stage_times(lane, p->clock, r, err, err_len) != 0)
         return 1;
     spoil_if_asked(&p->s, d, k);
