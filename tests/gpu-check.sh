@@ -4,7 +4,8 @@
 # compute-sanitizer memcheck of every chapter's --quick run (racecheck too
 # for the chapters in RACECHECK), then every README capture, i.e. each
 # "<!-- capture: CMD -->" line in NN_*/README.md, run and saved for
-# tests/fill-captures.py. Everything lands in OUTDIR, bundled as
+# tests/fill-captures.py ("<!-- capture-setup: CMD -->" lines run first,
+# unshown, to make input files). Everything lands in OUTDIR, bundled as
 # OUTDIR/gpu-check.tgz; a short summary is printed last.
 #
 #   tests/gpu-check.sh OUTDIR [all|check|capture]
@@ -17,7 +18,7 @@ set -u
 out=${1:?usage: tests/gpu-check.sh OUTDIR [all|check|capture]}
 phase=${2:-all}
 sms=${SMS:-90}
-racecheck=${RACECHECK:-"05_hybrid_threads 06_image_preprocess 07_bandwidth"}
+racecheck=${RACECHECK:-"05_hybrid_threads"}
 cd "$(dirname "$0")/.." || exit 1
 chapters=${CHAPTERS:-$(ls -d [0-9][0-9]_*/ | tr -d / | tr '\n' ' ')}
 mkdir -p "$out/logs" "$out/captures"
@@ -71,9 +72,16 @@ n=0
 for chapter in $chapters; do
     readme=$chapter/README.md
     [ -f "$readme" ] || continue
-    grep -o '<!-- capture: .* -->' "$readme" |
-        sed 's/^<!-- capture: //; s/ -->$//' |
-        while IFS= read -r cmd; do
+    grep -o '<!-- capture\(-setup\)\?: .* -->' "$readme" |
+        sed 's/^<!-- capture//; s/ -->$//' |
+        while IFS= read -r line; do
+            cmd=${line#*: }
+            if [ "${line%%:*}" = -setup ]; then
+                # Prepares input files for the next capture; not shown.
+                bash -c "$cmd" >>"$out/logs/capture-setup.log" 2>&1 </dev/null
+                note "setup rc=$?: $cmd"
+                continue
+            fi
             n=$((n + 1))
             id="$(dirname "$readme" | tr / _)-$n"
             start=$SECONDS
