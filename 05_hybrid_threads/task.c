@@ -78,7 +78,7 @@ void prep_rows(double *m, size_t n, uint64_t seed, size_t row0, size_t row1,
     for (size_t i = row0; i < row1; i++) {
         double *row = m + i * n;
         make_row(row, n, mix64(seed + GOLDEN_GAMMA * (i + 1)));
-        freivalds_row(row, n, v, v_abs, &dot[i], &abs_dot[i]);
+        cm_freivalds_row(row, n, v, v_abs, &dot[i], &abs_dot[i]);
     }
 }
 
@@ -106,7 +106,7 @@ int task_prepare(task_data *d, uint64_t seed, int task, pool *cpu,
                  size_t err_len)
 {
     double b_ms = 0, a_ms = 0;
-    freivalds_vector(d->x, d->n, task_seed(seed, task, 2));
+    cm_freivalds_vector(d->x, d->n, task_seed(seed, task, 2));
     prep_job b = {d, task_seed(seed, task, 1), 1};
     prep_job a = {d, task_seed(seed, task, 0), 0};
     if (pool_parallel_for(cpu, rank, d->n, chunks, prep_slice, &b,
@@ -123,7 +123,7 @@ int task_prepare(task_data *d, uint64_t seed, int task, pool *cpu,
 static void check_slice(void *arg, size_t row0, size_t row1)
 {
     task_data *d = arg;
-    freivalds_check_rows(d->h_c, d->n, d->x, d->z, d->bound, row0, row1,
+    cm_freivalds_check_rows(d->h_c, d->n, d->x, d->z, d->bound, row0, row1,
                          d->ratio);
 }
 
@@ -137,16 +137,16 @@ int task_check(task_data *d, pool *cpu, int chunks, long rank,
         return 1;
     }
     size_t row, failed = 0;
-    *worst_ratio = freivalds_worst(d->ratio, d->n, &row);
+    *worst_ratio = cm_freivalds_worst(d->ratio, d->n, &row);
     for (size_t i = 0; i < d->n; i++)
         failed += !(d->ratio[i] <= 1.0);
     if (failed == 0)
         return 0;
     double w;          /* the worst row once more, to show its numbers */
-    freivalds_row(d->h_c + row * d->n, d->n, d->x, NULL, &w, NULL);
+    cm_freivalds_row(d->h_c + row * d->n, d->n, d->x, NULL, &w, NULL);
     snprintf(err, err_len, "Freivalds check: row %zu of C x differs from "
              "A (B x) by %.3g, tolerance %.3g (%zu of %zu rows failed)", row,
-             fabs(w - d->z[row]), freivalds_tolerance(d->n, d->bound[row]),
+             fabs(w - d->z[row]), cm_freivalds_tolerance(d->n, d->bound[row]),
              failed, d->n);
     return 1;
 }

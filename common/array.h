@@ -37,6 +37,10 @@ typedef struct {
 size_t cm_dtype_size(cm_dtype dtype);
 const char *cm_dtype_name(cm_dtype dtype);   /* "uint8", "float64", ... */
 
+/* Element i of a host buffer of the given dtype, as a double (exact for
+ * every dtype except int64 beyond 2^53). */
+double cm_value_at(const void *h_data, cm_dtype dtype, size_t i);
+
 /* Elements in shape[0..ndim), or 0 with *overflow = 1 if the count or its
  * byte size does not fit in size_t. */
 size_t cm_shape_size(cm_dtype dtype, int ndim, const size_t *shape,

@@ -46,7 +46,8 @@ static inline const char *cm_curand_status_name(curandStatus_t status)
 {
     switch (status) {
     case CURAND_STATUS_SUCCESS: return "CURAND_STATUS_SUCCESS";
-    case CURAND_STATUS_VERSION_MISMATCH: return "CURAND_STATUS_VERSION_MISMATCH";
+    case CURAND_STATUS_VERSION_MISMATCH:
+        return "CURAND_STATUS_VERSION_MISMATCH";
     case CURAND_STATUS_NOT_INITIALIZED: return "CURAND_STATUS_NOT_INITIALIZED";
     case CURAND_STATUS_ALLOCATION_FAILED:
         return "CURAND_STATUS_ALLOCATION_FAILED";

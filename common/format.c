@@ -159,7 +159,7 @@ static long long int_at(const void *data, cm_dtype dtype, size_t i)
     }
 }
 
-static double value_at(const void *data, cm_dtype dtype, size_t i)
+double cm_value_at(const void *data, cm_dtype dtype, size_t i)
 {
     switch (dtype) {
     case CM_UINT8: return ((const uint8_t *)data)[i];
@@ -233,7 +233,7 @@ static void make_format(elem_format *f, const void *data, cm_dtype dtype,
     size_t finite = 0, nonfinite = 0;
     int any_neg_inf = 0;
     for (size_t k = 0; k < count; k++) {
-        double v = value_at(data, dtype, idx[k]);
+        double v = cm_value_at(data, dtype, idx[k]);
         if (!isfinite(v)) {
             nonfinite++;
             if (isinf(v) && v < 0)
@@ -255,7 +255,7 @@ static void make_format(elem_format *f, const void *data, cm_dtype dtype,
     } else if (f->exp_format) {
         int max_frac = 0, max_exp_digits = 2, max_int = 1;
         for (size_t k = 0; k < count; k++) {
-            double v = value_at(data, dtype, idx[k]);
+            double v = cm_value_at(data, dtype, idx[k]);
             if (!isfinite(v))
                 continue;
             char digits[40];
@@ -277,7 +277,7 @@ static void make_format(elem_format *f, const void *data, cm_dtype dtype,
         f->pad_right = f->exp_size + 2 + f->precision;
     } else {
         for (size_t k = 0; k < count; k++) {
-            double v = value_at(data, dtype, idx[k]);
+            double v = cm_value_at(data, dtype, idx[k]);
             if (!isfinite(v))
                 continue;
             char ip[400], fr[400];
@@ -308,7 +308,7 @@ static void format_elem(strbuf *b, const elem_format *f, const void *data,
         sb_add(b, buf);
         return;
     }
-    double v = value_at(data, f->dtype, i);
+    double v = cm_value_at(data, f->dtype, i);
     if (!isfinite(v)) {
         const char *text = isnan(v) ? "nan" : v < 0 ? "-inf" : "inf";
         sb_pad(b, ' ', f->pad_left + f->pad_right + 1 - (int)strlen(text));

@@ -26,7 +26,8 @@ static const struct {
 } shared_opts[SHARED_COUNT] = {
     {"help", no_argument, NULL, "show this help and exit"},
     {"device", required_argument, "N", "CUDA device index"},
-    {"repeat", required_argument, "N", "timed repetitions; the median is reported"},
+    {"repeat", required_argument, "N",
+     "timed repetitions; the median is reported"},
     {"warmup", required_argument, "N", "untimed runs before timing starts"},
     {"csv", required_argument, "FILE", "also write the results as CSV to FILE"},
     {"quick", no_argument, NULL, "small sizes and few repeats (used by tests)"},
@@ -351,6 +352,10 @@ void cm_parse_or_exit(const cm_cli *cli, cm_options *opt, int argc,
 {
     char err[256];
     cm_options defaults = *opt;
+    /* Line-buffered output, also into a pipe or file: a program's lines and
+     * its one-line error on stderr then appear in the order they happened,
+     * and a progress line is not lost if the program dies. */
+    setvbuf(stdout, NULL, _IOLBF, 0);
     int rc = cm_parse(cli, opt, argc, argv, err, sizeof err);
     if (rc == 1) {
         cm_print_usage(cli, &defaults);

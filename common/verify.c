@@ -6,25 +6,14 @@
 #include <stdio.h>
 #include <string.h>
 
-static double at(const void *data, cm_dtype dtype, size_t i)
-{
-    switch (dtype) {
-    case CM_UINT8: return ((const uint8_t *)data)[i];
-    case CM_INT32: return ((const int32_t *)data)[i];
-    case CM_INT64: return (double)((const int64_t *)data)[i];
-    case CM_FLOAT32: return ((const float *)data)[i];
-    case CM_FLOAT64: return ((const double *)data)[i];
-    }
-    return NAN;
-}
-
 double cm_rel_error(const void *out, cm_dtype out_type, const void *ref,
                     cm_dtype ref_type, size_t n, size_t *worst)
 {
     double diff2 = 0, ref2 = 0, worst_abs = -1;
     size_t worst_i = 0;
     for (size_t i = 0; i < n; i++) {
-        double o = at(out, out_type, i), r = at(ref, ref_type, i);
+        double o = cm_value_at(out, out_type, i);
+        double r = cm_value_at(ref, ref_type, i);
         double d = fabs(o - r);
         if (!isfinite(o) || !isfinite(d)) {
             if (worst)
@@ -49,7 +38,8 @@ double cm_max_abs_error(const void *out, cm_dtype out_type, const void *ref,
     double worst_abs = 0;
     size_t worst_i = 0;
     for (size_t i = 0; i < n; i++) {
-        double d = fabs(at(out, out_type, i) - at(ref, ref_type, i));
+        double d = fabs(cm_value_at(out, out_type, i) -
+                        cm_value_at(ref, ref_type, i));
         if (!isfinite(d)) {
             worst_abs = INFINITY;
             worst_i = i;
@@ -109,8 +99,8 @@ int cm_check_rel(cm_verdict *v, const char *what, const void *out,
         record(v, "FAIL: %s relative error, got %.3e, expected 0 "
                "(tolerance %.1e); worst element %zu: got %.17g, expected "
                "%.17g", what, err, tolerance, worst,
-               n ? at(out, out_type, worst) : 0.0,
-               n ? at(ref, ref_type, worst) : 0.0);
+               n ? cm_value_at(out, out_type, worst) : 0.0,
+               n ? cm_value_at(ref, ref_type, worst) : 0.0);
     return ok;
 }
 
@@ -126,8 +116,8 @@ int cm_check_equal(cm_verdict *v, const char *what, const void *out,
     }
     printf("check %s: element %zu differs FAILED\n", what, i);
     record(v, "FAIL: %s element %zu, got %.17g, expected %.17g "
-           "(tolerance 0, exact)", what, i, at(out, dtype, i),
-           at(ref, dtype, i));
+           "(tolerance 0, exact)", what, i, cm_value_at(out, dtype, i),
+           cm_value_at(ref, dtype, i));
     return 0;
 }
 
@@ -161,12 +151,12 @@ int cm_verdict_report(const cm_verdict *v)
         return 1;
     }
     if (v->failures == 0) {
-        printf("PASS (%d checks)\n", v->checks);
+        printf("PASS (%d check%s)\n", v->checks, v->checks == 1 ? "" : "s");
         return 0;
     }
     if (v->failures > 1)
-        printf("%s (and %d more failed checks)\n", v->first_failure,
-               v->failures - 1);
+        printf("%s (and %d more failed check%s)\n", v->first_failure,
+               v->failures - 1, v->failures == 2 ? "" : "s");
     else
         printf("%s\n", v->first_failure);
     return 1;

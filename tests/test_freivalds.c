@@ -1,8 +1,8 @@
-/* test_05_freivalds.c - Freivalds' check passes a correct product (however
+/* test_freivalds.c - Freivalds' check passes a correct product (however
  * it was summed), catches one element off, a transposed product and a
  * single-precision one, and is deterministic.
  */
-#include "../05_hybrid_threads/freivalds.h"
+#include "freivalds.h"
 #include "random.h"
 #include "test.h"
 
@@ -28,9 +28,9 @@ static problem make(size_t n, uint64_t seed)
         p.a[i] = 2 * p.a[i] - 1;
         p.b[i] = 2 * p.b[i] - 1;
     }
-    freivalds_vector(p.x, n, seed + 2);
-    freivalds_rows(p.b, n, p.x, NULL, 0, n, p.y, p.s);
-    freivalds_rows(p.a, n, p.y, p.s, 0, n, p.z, p.bound);
+    cm_freivalds_vector(p.x, n, seed + 2);
+    cm_freivalds_rows(p.b, n, p.x, NULL, 0, n, p.y, p.s);
+    cm_freivalds_rows(p.a, n, p.y, p.s, 0, n, p.z, p.bound);
     return p;
 }
 
@@ -59,7 +59,7 @@ static void multiply(problem *p, int downwards)
 
 static size_t check(problem *p)
 {
-    return freivalds_check_rows(p->c, p->n, p->x, p->z, p->bound, 0, p->n,
+    return cm_freivalds_check_rows(p->c, p->n, p->x, p->z, p->bound, 0, p->n,
                                 p->ratio);
 }
 
@@ -68,7 +68,7 @@ static void test_correct_and_spoiled(size_t n)
     problem p = make(n, 7 + n);
     multiply(&p, 0);
     EXPECT(check(&p) == 0);
-    EXPECT(freivalds_worst(p.ratio, n, NULL) < 1.0);
+    EXPECT(cm_freivalds_worst(p.ratio, n, NULL) < 1.0);
     multiply(&p, 1);
     EXPECT(check(&p) == 0);
 
@@ -78,11 +78,11 @@ static void test_correct_and_spoiled(size_t n)
     for (int i = 0; i < 3; i++) {
         size_t at = places[i], row = at / n;
         double saved = p.c[at];
-        p.c[at] += 4 * freivalds_tolerance(n, p.bound[row]) /
+        p.c[at] += 4 * cm_freivalds_tolerance(n, p.bound[row]) /
                    fabs(p.x[at % n]);
         size_t worst_row = n;
         EXPECT(check(&p) == 1);
-        EXPECT(freivalds_worst(p.ratio, n, &worst_row) > 1.0);
+        EXPECT(cm_freivalds_worst(p.ratio, n, &worst_row) > 1.0);
         EXPECT(worst_row == row);
         p.c[at] = saved;
     }
@@ -90,7 +90,7 @@ static void test_correct_and_spoiled(size_t n)
 
     p.c[n * n / 2] = NAN;                   /* NaN never passes */
     EXPECT(check(&p) == 1);
-    EXPECT(isinf(freivalds_worst(p.ratio, n, NULL)));
+    EXPECT(isinf(cm_freivalds_worst(p.ratio, n, NULL)));
     release(&p);
 }
 
@@ -122,9 +122,9 @@ int main(void)
 {
     /* x: |x_j| in [0.5, 1], both signs, the same for the same seed */
     double x1[64], x2[64], x3[64];
-    freivalds_vector(x1, 64, 5);
-    freivalds_vector(x2, 64, 5);
-    freivalds_vector(x3, 64, 6);
+    cm_freivalds_vector(x1, 64, 5);
+    cm_freivalds_vector(x2, 64, 5);
+    cm_freivalds_vector(x3, 64, 6);
     int in_range = 1, negatives = 0;
     for (int j = 0; j < 64; j++) {
         in_range &= fabs(x1[j]) >= 0.5 && fabs(x1[j]) <= 1.0;
@@ -138,10 +138,10 @@ int main(void)
     /* dot and abs_dot of one row, by hand */
     double row[5] = {1, -2, 3, -4, 5}, v[5] = {1, 1, -1, 0.5, 2};
     double v_abs[5] = {1, 1, 1, 0.5, 2}, dot, abs_dot;
-    freivalds_row(row, 5, v, v_abs, &dot, &abs_dot);
+    cm_freivalds_row(row, 5, v, v_abs, &dot, &abs_dot);
     EXPECT(dot == 1 - 2 - 3 - 2 + 10);
     EXPECT(abs_dot == 1 + 2 + 3 + 2 + 10);
-    freivalds_row(row, 5, v, NULL, &dot, &abs_dot);
+    cm_freivalds_row(row, 5, v, NULL, &dot, &abs_dot);
     EXPECT(abs_dot == 15);
 
     test_correct_and_spoiled(1);
@@ -153,13 +153,30 @@ int main(void)
     /* a zero row of A gives a zero row of C: tolerance 0, still passes */
     problem p = make(8, 3);
     memset(p.a, 0, 8 * sizeof(double));
-    freivalds_rows(p.a, 8, p.y, p.s, 0, 8, p.z, p.bound);
+    cm_freivalds_rows(p.a, 8, p.y, p.s, 0, 8, p.z, p.bound);
     multiply(&p, 0);
     EXPECT(p.bound[0] == 0);
     EXPECT(check(&p) == 0);
     p.c[3] = 1e-300;                   /* anything at all there is wrong */
     EXPECT(check(&p) == 1);
     release(&p);
+
+    /* The one-call form gives the same verdicts: a correct C passes, one
+     * element off by a little more than its row allows fails there. */
+    problem w = make(37, 21);
+    multiply(&w, 1);
+    cm_freivalds_ref ref;
+    cm_freivalds_prepare(&ref, w.a, w.b, 37, 21 + 2);
+    size_t worst_row = 99;
+    EXPECT(cm_freivalds_check(&ref, w.c, &worst_row) <= 1.0);
+    EXPECT(memcmp(ref.x, w.x, 37 * sizeof(double)) == 0);
+    w.c[5 * 37 + 9] += 4 * cm_freivalds_tolerance(37, ref.bound[5]);
+    EXPECT(cm_freivalds_check(&ref, w.c, &worst_row) > 1.0);
+    EXPECT(worst_row == 5);
+    w.c[5 * 37 + 9] = NAN;
+    EXPECT(isinf(cm_freivalds_check(&ref, w.c, NULL)));
+    cm_freivalds_release(&ref);
+    release(&w);
 
     /* deterministic: the same inputs give the same ratios, bit for bit */
     problem q1 = make(40, 11), q2 = make(40, 11);
