@@ -105,8 +105,10 @@ need = if $(1); then :; \
     mkdir -p $(BUILD); \
     { apt-get install -y --no-install-recommends $(2) || \
       { apt-get update && apt-get install -y --no-install-recommends $(2); }; \
-    } >$(BUILD)/apt-$(2).log 2>&1 && $(1) || \
+    } >$(BUILD)/apt-$(2).log 2>&1 || \
     { echo "error: apt-get install $(2) failed, see $(BUILD)/apt-$(2).log" >&2; \
+      exit 1; }; \
+    $(1) || { echo "error: $(2) is installed but $(3) is still not found" >&2; \
       exit 1; }; \
   else echo "error: $(3) not found; install it with: sudo apt-get install $(2)" >&2; \
     exit 1; fi
@@ -124,7 +126,8 @@ $(BUILD)/CTestTestfile.cmake: FORCE
 FORCE:
 
 test: all $(BUILD)/CTestTestfile.cmake
-	cd $(BUILD) && ASAN_OPTIONS=protect_shadow_gap=0 \
+	cd $(BUILD) && ASAN_OPTIONS=protect_shadow_gap=0:allocator_may_return_null=1 \
+	  TSAN_OPTIONS=allocator_may_return_null=1 \
 	  ctest --output-on-failure -j $(JOBS) $(CTEST_LABEL) $(CTEST_ARGS)
 
 clean:
