@@ -26,6 +26,7 @@
 #include "decode_pool.h"
 #include "device.h"
 #include "files.h"
+#include "kernels.h"
 #include "npy.h"
 #include "preprocess.h"
 #include "reference.h"
@@ -36,6 +37,8 @@
 static const int DEFAULT_STREAMS = 3;
 static const int MAX_DEFAULT_THREADS = 16;
 static const double PROGRESS_EVERY_MS = 250;
+/* Decode threads busy this share of their time: decoding is the limit. */
+static const double DECODE_BOUND_SHARE = 0.8;
 
 /* The .npy being written. If the program stops early (a CUDA error exits
  * from inside CUDA_CHECK), this handler removes the temporary file, so
@@ -58,9 +61,17 @@ typedef struct {
     int busy;
 } lane;
 
+/* What the main thread did, in ms: it runs the pipeline alone, so the
+ * largest of these says what holds the batch back when the decode
+ * threads are not busy. */
+typedef struct {
+    double wait_decode_ms, wait_gpu_ms, check_ms, write_ms;
+} main_thread_time;
+
 typedef struct {
     size_t done, mismatched, first_mismatch;
     int write_failed;
+    main_thread_time time;
 } batch_totals;
 
 /* Waits for the lane's image, checks it against the CPU reference,
@@ -69,16 +80,47 @@ typedef struct {
 static void finish(lane *l, dp_pool *pool, FILE *out, size_t width,
                    size_t height, batch_totals *t)
 {
+    double start = cm_now_ms();
     CUDA_CHECK(cudaStreamSynchronize(l->stream));
+    double synced = cm_now_ms();
     size_t n = width * height;
     if (ref_first_mismatch(l->h_out, l->h_in, width, height) != n &&
         t->mismatched++ == 0)
         t->first_mismatch = l->image;
+    double checked = cm_now_ms();
     if (out && fwrite(l->h_out, sizeof(float), n, out) != n)
         t->write_failed = 1;
+    t->time.wait_gpu_ms += synced - start;
+    t->time.check_ms += checked - synced;
+    t->time.write_ms += cm_now_ms() - checked;
     dp_release(pool, l->image);
     l->busy = 0;
     t->done++;
+}
+
+/* Names what limits the batch: the decode threads if they were busy most
+ * of the time, else the largest part of the main thread's time. */
+static void print_limit(double decode_share, const main_thread_time *m,
+                        double wall_ms)
+{
+    const char *what[4] = {
+        "waiting for decoded images (more decode threads would help)",
+        "the GPU stages (copies over PCIe and the kernel)",
+        "checking every image against the CPU reference",
+        "writing the .npy (the file system, not the GPU)"};
+    double ms[4] = {m->wait_decode_ms, m->wait_gpu_ms, m->check_ms,
+                    m->write_ms};
+    if (decode_share >= DECODE_BOUND_SHARE) {
+        printf("limited by: decoding (more cores would help, not a faster "
+               "GPU)\n");
+        return;
+    }
+    int most = 0;
+    for (int k = 1; k < 4; k++)
+        if (ms[k] > ms[most])
+            most = k;
+    printf("limited by: %s, %.0f%% of the wall time on the main thread\n",
+           what[most], 100.0 * ms[most] / wall_ms);
 }
 
 static int default_threads(void)
@@ -146,7 +188,8 @@ int run_batch(const batch_options *b, const cm_options *opt)
     char header[NPY_HEADER_MAX];
     size_t shape[3] = {n_images, src.height, src.width};
     size_t header_len = npy_header(header, sizeof header, shape, 3);
-    batch_totals t = {0, 0, 0, 0};
+    batch_totals t;
+    memset(&t, 0, sizeof t);
     if (b->out_npy) {
         if (cm_out_open(&out_file, b->out_npy) != 0)
             cli_fail(out_file.error);
@@ -165,7 +208,9 @@ int run_batch(const batch_options *b, const cm_options *opt)
     double t0 = cm_now_ms(), shown = t0;
     for (size_t i = 0; i < n_images; i++) {
         const char *why;
+        double wait_start = cm_now_ms();
         const uint8_t *h_in = dp_wait(pool, i, &why);
+        t.time.wait_decode_ms += cm_now_ms() - wait_start;
         if (!h_in && !b->skip_bad) {
             snprintf(err, sizeof err, "%s", why);
             dp_stop(pool);
@@ -224,9 +269,16 @@ int run_batch(const batch_options *b, const cm_options *opt)
            "of float32 tensor\n", t.done / (wall_ms * 1e-3),
            cm_gbps((double)file_bytes, wall_ms) * 1e3,
            cm_gbps((double)t.done * out_bytes, wall_ms) * 1e3);
-    printf("decode threads busy %.1f ms in all, %.0f%% of %d threads x wall "
-           "time (near 100%%: decoding limits the batch)\n", decode_ms,
-           100.0 * decode_ms / (threads * wall_ms), threads);
+    double decode_share = decode_ms / (threads * wall_ms);
+    printf("decode threads: busy %.1f ms in all, %.0f%% of %d threads x "
+           "wall time\n", decode_ms, 100.0 * decode_share, threads);
+    printf("main thread: waited %.1f ms for decoded images, %.1f ms for "
+           "the GPU; checked images for %.1f ms", t.time.wait_decode_ms,
+           t.time.wait_gpu_ms, t.time.check_ms);
+    if (out)
+        printf(", wrote the .npy for %.1f ms", t.time.write_ms);
+    printf("\n");
+    print_limit(decode_share, &t.time, wall_ms);
 
     /* The header now says how many images the file really holds. */
     if (out) {

@@ -7,9 +7,10 @@
  *     image_normalized = image_cp.astype(cp.float32) / 255.0
  *     image_flipped = cp.flip(image_normalized, axis=1)
  * first step by step (three kernels, as CuPy runs them), then as one fused
- * kernel; both are timed against the GPU's measured copy bandwidth, and
- * the whole round trip against the PCIe floor. A folder or a list of
- * images goes through the pipeline of batch.cu instead.
+ * kernel (all in kernels.cu); both are timed against the GPU's measured
+ * copy bandwidth, and the whole round trip against the PCIe floor. A
+ * folder or a list of images goes through the pipeline of batch.cu
+ * instead.
  *
  * Run: make run-06          (a built-in 10000 x 10000 test image)
  *      make run-06 ARGS="photo.jpg --out-png flipped.png --out-npy x.npy"
@@ -27,6 +28,7 @@
 #include "check.h"
 #include "device.h"
 #include "image_io.h"
+#include "kernels.h"
 #include "options.h"
 #include "outputs.h"
 #include "preprocess.h"
@@ -35,9 +37,6 @@
 #include "units.h"
 #include "verify.h"
 
-static const int THREADS_PER_BLOCK = 256;
-static const size_t MAX_BLOCKS = (size_t)1 << 20;  /* grid-stride beyond */
-static const size_t MAX_GRID_ROWS = 65535;          /* gridDim.y limit */
 /* Copies reach full speed from some MiB on: the device-copy ceiling is
  * measured on the tensor's size, but never on less than this. */
 static const size_t MIN_CEILING_BYTES = (size_t)64 << 20;
@@ -46,93 +45,6 @@ static const size_t MIN_CEILING_BYTES = (size_t)64 << 20;
 static const double NAIVE_BYTES_PER_PIXEL = 1 + 4 + 4 + 4 + 4 + 4;
 static const double FUSED_BYTES_PER_PIXEL = 1 + 4;
 
-/* Step 1, image_cp.astype(cp.float32): one thread per element, as CuPy's
- * elementwise kernels do; the grid-stride loop covers any size. */
-__global__ void to_float_kernel(float *out, const uint8_t *in, size_t n)
-{
-    size_t stride = (size_t)gridDim.x * blockDim.x;
-    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
-         i += stride)
-        out[i] = (float)in[i];
-}
-
-/* Step 2, / 255.0. __fdiv_rn is the IEEE division rounded to nearest that
- * '/' compiles to by default, and it stays so even under -use_fast_math.
- * Multiplying by (1 / 255.0f) instead changes 126 of the 256 results. */
-__global__ void divide_kernel(float *x, float divisor, size_t n)
-{
-    size_t stride = (size_t)gridDim.x * blockDim.x;
-    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
-         i += stride)
-        x[i] = __fdiv_rn(x[i], divisor);
-}
-
-/* Step 3, cp.flip(axis=1). CuPy makes this free: a view of the same memory
- * with a negative column stride. It stops being free as soon as contiguous
- * data is needed (cp.ascontiguousarray, a library call, .get() to the
- * host): then CuPy runs exactly this copy. */
-__global__ void flip_kernel(float *out, const float *in, size_t width,
-                            size_t n)
-{
-    size_t stride = (size_t)gridDim.x * blockDim.x;
-    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
-         i += stride) {
-        size_t y = i / width, x = i - y * width;
-        out[i] = in[y * width + width - 1 - x];
-    }
-}
-
-/* All three steps in one pass: each byte read once, each float written
- * once, 5 bytes per pixel instead of 21. A thread writes 4 neighbouring
- * outputs with one 16-byte store: output group g is out[4g .. 4g+3],
- * 16-byte aligned in a cudaMalloc'd buffer whatever the width. A group
- * that straddles two rows (widths not a multiple of 4) is written one
- * float at a time, by the threads of both rows. */
-__global__ void normalize_flip_kernel(float *out, const uint8_t *in,
-                                      size_t width, size_t height)
-{
-    size_t stride = (size_t)gridDim.x * blockDim.x;
-    for (size_t y = blockIdx.y; y < height; y += gridDim.y) {
-        size_t row = y * width, row_end = row + width;
-        size_t mirror = 2 * row + width - 1;  /* out[i] = in[mirror - i] */
-        for (size_t g = row / 4 + blockIdx.x * blockDim.x + threadIdx.x;
-             4 * g < row_end; g += stride) {
-            size_t i = 4 * g;
-            if (i >= row && i + 4 <= row_end) {
-                /* The 4 source bytes, lowest address first, in one 32-bit
-                 * load when they are aligned (a per-row condition). */
-                const uint8_t *src = in + mirror - (i + 3);
-                uchar4 v;
-                if (((uintptr_t)src & 3) == 0)
-                    v = *(const uchar4 *)src;
-                else
-                    v = make_uchar4(src[0], src[1], src[2], src[3]);
-                *(float4 *)(out + i) = make_float4(
-                    __fdiv_rn((float)v.w, 255.0f),
-                    __fdiv_rn((float)v.z, 255.0f),
-                    __fdiv_rn((float)v.y, 255.0f),
-                    __fdiv_rn((float)v.x, 255.0f));
-            } else {
-                for (size_t k = i; k < i + 4; k++)
-                    if (k >= row && k < row_end)
-                        out[k] = __fdiv_rn((float)in[mirror - k], 255.0f);
-            }
-        }
-    }
-}
-
-void launch_normalize_flip(float *d_out, const uint8_t *d_in, size_t width,
-                           size_t height, cudaStream_t stream)
-{
-    size_t groups_per_row = width / 4 + 2;  /* including straddling ones */
-    dim3 grid((unsigned)((groups_per_row + THREADS_PER_BLOCK - 1) /
-                         THREADS_PER_BLOCK),
-              (unsigned)(height < MAX_GRID_ROWS ? height : MAX_GRID_ROWS));
-    normalize_flip_kernel<<<grid, THREADS_PER_BLOCK, 0, stream>>>(
-        d_out, d_in, width, height);
-    CUDA_CHECK(cudaGetLastError());
-}
-
 typedef struct {
     const uint8_t *d_in;
     float *d_float, *d_out;
@@ -140,24 +52,14 @@ typedef struct {
     cudaStream_t stream;
 } gpu_job;
 
-/* The tutorial's three steps, as CuPy launches them: three kernels. CuPy
- * would allocate a new array for the division; we divide in place, which
- * moves the same bytes. */
+/* The tutorial's three steps, as CuPy launches them: three kernels
+ * (kernels.cu). CuPy would allocate a new array for the division; we
+ * divide in place, which moves the same bytes. */
 static void naive_region(void *ctx)
 {
     const gpu_job *j = (const gpu_job *)ctx;
-    size_t n = j->width * j->height;
-    size_t blocks = (n + THREADS_PER_BLOCK - 1) / THREADS_PER_BLOCK;
-    unsigned grid = (unsigned)(blocks < MAX_BLOCKS ? blocks : MAX_BLOCKS);
-    to_float_kernel<<<grid, THREADS_PER_BLOCK, 0, j->stream>>>(j->d_float,
-                                                               j->d_in, n);
-    CUDA_CHECK(cudaGetLastError());
-    divide_kernel<<<grid, THREADS_PER_BLOCK, 0, j->stream>>>(j->d_float,
-                                                             255.0f, n);
-    CUDA_CHECK(cudaGetLastError());
-    flip_kernel<<<grid, THREADS_PER_BLOCK, 0, j->stream>>>(
-        j->d_out, j->d_float, j->width, n);
-    CUDA_CHECK(cudaGetLastError());
+    launch_naive_steps(j->d_out, j->d_float, j->d_in, j->width, j->height,
+                       j->stream);
 }
 
 static void fused_region(void *ctx)
