@@ -10,11 +10,13 @@
  *   outofcore   the blocked GEMM that actually saves memory: A, B and C stay
  *               on the host and tiles stream through a --mem-limit budget
  *   pool        cudaMallocAsync's pool: used vs reserved, trimming
- * Every product is checked on the CPU by Freivalds' method (freivalds.h).
+ * Every product is checked on the CPU by Freivalds' method
+ * (common/freivalds.h).
  *
  * Run: make run-04    (options: make run-04 ARGS="--help")
  * Files: memory.cu (this: main, accounting), blocked.cu, outofcore.cu,
- * pool.cu, tiling.c (tile arithmetic), freivalds.c (the CPU check).
+ * probe.cu (what the out-of-core planner measures), pool.cu, tiling.c
+ * (tile arithmetic and the planner).
  */
 #include <float.h>
 #include <stdarg.h>
@@ -73,13 +75,13 @@ double *pinned_alloc(size_t bytes, const char *what)
 void check_product(const memory_run *run, const char *what,
                    const double *h_c)
 {
-    char label[160];
+    char label[160], detail[160];
     size_t row;
-    double err = freivalds_error(run->check, h_c, &row);
-    snprintf(label, sizeof label, "%s by Freivalds, max over rows of "
-             "|C x - A (B x)| / (|A| |B| x) (worst row %zu)", what, row);
-    cm_check_value(run->verdict, label, err, 0.0,
-                   freivalds_tolerance(run->n));
+    double worst = cm_freivalds_check(run->check, h_c, &row);
+    snprintf(label, sizeof label, "%s by Freivalds", what);
+    snprintf(detail, sizeof detail, "worst ratio |(C x)_i - (A (B x))_i| "
+             "/ tolerance_i %.3g, row %zu (<= 1 passes)", worst, row);
+    cm_check_true(run->verdict, label, worst <= 1.0, detail);
     if (run->h_single && run->h_single != h_c) {
         /* Two GEMMs summing in different orders are each within n u |A||B|
          * of the exact product (u = eps / 2), and |A||B| = AB here since
@@ -130,6 +132,8 @@ static void part_accounting(const memory_run *run)
            "rest is the CUDA context and any other process)\n",
            cm_fmt_bytes(total, text, sizeof text),
            cm_fmt_bytes(free0, text2, sizeof text2));
+    printf("cudaMemGetInfo sees the whole GPU: the differences below assume "
+           "no other process allocates on it meanwhile\n");
     CUDA_CHECK(cudaMalloc(&d_one, 1));
     CUDA_CHECK(cudaMemGetInfo(&free1, &total));
     CUDA_CHECK(cudaMalloc(&d_two, 1));
@@ -170,11 +174,34 @@ static void part_accounting(const memory_run *run)
                FREE_SLACK_BYTES);
 }
 
+/* The budget below the least that a plan of `kind` needs, rounded up to
+ * whole granules (2 MiB pages before we know the pool, its measured chunk
+ * after): one line on stderr, and 1. */
+static int budget_too_small(size_t mem_limit, size_t n, ooc_kind kind,
+                            size_t granule, const char *granules)
+{
+    size_t least = ooc_min_budget(n, sizeof(double), granule, kind);
+    if (mem_limit >= least)
+        return 0;
+    size_t slab = ooc_min_budget(n, sizeof(double), 1, kind);
+    char asked[96], need[96], plan[96], unit[32];
+    fprintf(stderr, "04_memory: --mem-limit %s is below what the "
+            "out-of-core GEMM needs for n = %zu: at least %s: its smallest "
+            "%splan takes %s, rounded up to whole %s %s\n",
+            cm_fmt_bytes(mem_limit, asked, sizeof asked), n,
+            cm_fmt_bytes(least, need, sizeof need),
+            kind == OOC_RESIDENT ? "resident-B " :
+            kind == OOC_TILED ? "tiled " : "",
+            cm_fmt_bytes(slab, plan, sizeof plan),
+            cm_fmt_bytes_short(granule, unit, sizeof unit), granules);
+    return 1;
+}
+
 int main(int argc, char **argv)
 {
     size_t n = 10000, block = 1000, mem_limit = (size_t)1 << 30;
     long long streams = 4;
-    const char *part = "all";
+    const char *part = "all", *plan = "auto";
     cm_opt own[] = {
         {"n", CM_OPT_SIZE, &n, "N", "A, B and C are N x N float64", NULL, 1,
          1 << 20},
@@ -182,6 +209,9 @@ int main(int argc, char **argv)
          "block side of the in-device blocked GEMM", NULL, 1, 1 << 20},
         {"mem-limit", CM_OPT_SIZE, &mem_limit, "SIZE",
          "device memory the out-of-core GEMM may use", NULL, 1, 0},
+        {"plan", CM_OPT_CHOICE, &plan, "PLAN",
+         "out-of-core plan: the fastest estimate, or one forced",
+         "auto|resident|tiled", 0, 0},
         {"streams", CM_OPT_INT, &streams, "N",
          "streams the blocked GEMM spreads its C blocks over", NULL, 1, 16},
         {"part", CM_OPT_CHOICE, &part, "PART", "which part to run",
@@ -189,15 +219,16 @@ int main(int argc, char **argv)
     };
     cm_cli cli = {"04_memory",
                   "GPU memory: nbytes, blocked and out-of-core GEMM under a "
-                  "budget, pool release (mirrors 2.24.2).", own, 5, NULL};
+                  "budget, pool release (mirrors 2.24.2).", own, 6, NULL};
     cm_options opt = cm_options_default();
     cm_parse_or_exit(&cli, &opt, argc, argv);
-    /* --quick: an odd n that no block divides, a budget that forces
-     * several tiles, few repeats; sizes given explicitly are kept. */
+    /* --quick: an odd n that the block leaves an edge of 1, a budget
+     * above a pool chunk that still forces several panels, few repeats;
+     * sizes given explicitly are kept. */
     if (opt.quick) {
-        n = n == 10000 ? 1001 : n;
-        block = block == 1000 ? 256 : block;
-        mem_limit = mem_limit == (size_t)1 << 30 ? (size_t)4 << 20
+        n = n == 10000 ? 2001 : n;
+        block = block == 1000 ? 500 : block;
+        mem_limit = mem_limit == (size_t)1 << 30 ? (size_t)64 << 20
                                                  : mem_limit;
         opt.repeat = opt.repeat_given ? opt.repeat : 3;
         opt.warmup = opt.warmup_given ? opt.warmup : 1;
@@ -208,22 +239,22 @@ int main(int argc, char **argv)
     int do_blocked = all || strcmp(part, "blocked") == 0;
     int do_outofcore = all || strcmp(part, "outofcore") == 0;
     int do_pool = all || strcmp(part, "pool") == 0;
+    ooc_kind kind = strcmp(plan, "resident") == 0 ? OOC_RESIDENT
+                    : strcmp(plan, "tiled") == 0  ? OOC_TILED
+                                                  : OOC_ANY;
     size_t bytes = cm_mul_size(cm_mul_size(n, n, "A"), sizeof(double), "A");
 
-    /* A budget no tiling fits is known before we touch the GPU. */
-    ooc_plan smallest;
-    if (do_outofcore && ooc_plan_make(n, sizeof(double), mem_limit,
-                                      OOC_POOL_GRANULE, NULL, &smallest)) {
-        char asked[96], need[96];
-        fprintf(stderr, "04_memory: --mem-limit %s is below the smallest "
-                "out-of-core tiling for n = %zu, which needs %s\n",
-                cm_fmt_bytes(mem_limit, asked, sizeof asked), n,
-                cm_fmt_bytes(smallest.device_bytes, need, sizeof need));
+    /* A budget no plan fits even in 2 MiB pages is known before we touch
+     * the GPU; the pool's real chunk, measured next, may ask for more. */
+    if (do_outofcore && budget_too_small(mem_limit, n, kind,
+                                         OOC_POOL_GRANULE, "pages"))
         return CM_EXIT_FAIL;
-    }
-
     struct cudaDeviceProp prop;
     int device = cm_select_device((int)opt.device, &prop);
+    size_t chunk = do_outofcore ? pool_chunk_bytes(device) : 1;
+    if (do_outofcore && budget_too_small(mem_limit, n, kind, chunk,
+                                         "pool chunks on this GPU"))
+        return CM_EXIT_FAIL;
     cm_out_file csv_file;
     memset(&csv_file, 0, sizeof csv_file);
     if (opt.csv && cm_out_open(&csv_file, opt.csv) != 0) {
@@ -234,12 +265,12 @@ int main(int argc, char **argv)
         fprintf(csv_file.fp, "part,metric,value,unit\n");
 
     cm_verdict verdict = {0};
-    freivalds check;
+    cm_freivalds_ref check;
     memset(&check, 0, sizeof check);
-    memory_run run = {n, block, mem_limit, (int)streams, device,
-                      (int)opt.warmup, (int)opt.repeat, NULL, NULL, NULL,
-                      &check, &verdict, opt.csv ? csv_file.fp : NULL, 0,
-                      0};
+    memory_run run = {n, block, mem_limit, chunk, kind, (int)streams,
+                      device, (int)opt.warmup, (int)opt.repeat, NULL, NULL,
+                      NULL, &check, &verdict,
+                      opt.csv ? csv_file.fp : NULL, 0, 0};
     char text[96], limit[32];
     cm_fmt_bytes_short(mem_limit, limit, sizeof limit);
     printf("n = %zu: A, B and C are %s each; block %zu; --mem-limit %s; "
@@ -262,7 +293,7 @@ int main(int argc, char **argv)
         h_b = pinned_alloc(bytes, "B");
         cm_fill_uniform_f64(h_a, n * n, SEED_A);
         cm_fill_uniform_f64(h_b, n * n, SEED_B);
-        freivalds_init(&check, h_a, h_b, n, SEED_X);
+        cm_freivalds_prepare(&check, h_a, h_b, n, SEED_X);
         run.h_a = h_a;
         run.h_b = h_b;
     }
@@ -297,7 +328,7 @@ int main(int argc, char **argv)
     if (h_a) {
         CUDA_CHECK(cudaFreeHost(h_a));
         CUDA_CHECK(cudaFreeHost(h_b));
-        freivalds_free(&check);
+        cm_freivalds_release(&check);
     }
     printf("\n");
     return cm_verdict_report(&verdict);

@@ -1,5 +1,6 @@
 /* memory.h - what the four parts of 04_memory share: the run's settings,
- * the row-major GEMM call, and small reporting helpers.
+ * the row-major GEMM call, the planner's probes and small reporting
+ * helpers.
  *
  *   memory_run run = {...};
  *   part_blocked(&run, h_single, h_blocked);
@@ -13,6 +14,7 @@
 #include <cublas_v2.h>
 
 #include "freivalds.h"
+#include "tiling.h"
 #include "verify.h"
 
 /* cudaMemGetInfo counts the whole GPU in 2 MiB pages; the driver's own
@@ -23,11 +25,13 @@ typedef struct {
     size_t n;               /* A, B and C are n x n float64, row-major */
     size_t block;           /* block side of the in-device blocked GEMM */
     size_t mem_limit;       /* device budget of the out-of-core GEMM */
+    size_t pool_chunk;      /* what a memory pool reserves at a time */
+    ooc_kind plan_kind;     /* out-of-core plan asked for, or OOC_ANY */
     int streams;            /* streams of the blocked GEMM */
     int device, warmup, repeat;
     const double *h_a, *h_b;    /* pinned host inputs */
     const double *h_single;     /* the one-call C, once computed, or NULL */
-    const freivalds *check;     /* x and A (B x) for h_a, h_b */
+    const cm_freivalds_ref *check;  /* x and A (B x) for h_a, h_b */
     cm_verdict *verdict;
     FILE *csv;                  /* "part,metric,value,unit" rows, or NULL */
     double blocked_over_one;    /* results for the summary, 0 if not run */
@@ -43,6 +47,17 @@ void dgemm_rowmajor(cublasHandle_t handle, size_t rows, size_t cols,
 
 /* cudaMallocHost, or exit 1 naming the bytes when the host cannot pin them. */
 double *pinned_alloc(size_t bytes, const char *what);
+
+/* A memory pool of our own on the device (probe.cu), and the bytes a
+ * fresh one reserves for a 1-byte allocation. */
+cudaMemPool_t pool_create(int device);
+size_t pool_chunk_bytes(int device);
+
+/* Measures pinned copy rates, the cost of a 2D copy's rows (reading h_a,
+ * writing h_c: n x n pinned) and the DGEMM rate, and prints them. */
+void measure_rates(ooc_rates *rates, cublasHandle_t handle,
+                   cudaStream_t stream, size_t n, size_t budget,
+                   double *h_a, double *h_c);
 
 /* Freivalds' check of h_c against A B, and, when the one-call C exists and
  * is not h_c itself, the relative difference from it. */

@@ -1,16 +1,23 @@
 /* outofcore.cu - part 3 of 04_memory: the blocked GEMM that does save GPU
  * memory. The tutorial's blocking keeps A, B and C on the GPU, so it needs
- * as much memory as one call. Here A, B and C stay in pinned host memory;
- * only a C tile and two pieces of its inputs are on the GPU at a time:
+ * as much memory as one call. Here A, B and C stay in pinned host memory
+ * and only what fits in --mem-limit is on the GPU. Two plans (tiling.h):
  *
- *   for each C tile (rows r, columns c):        C tile stays on the GPU
- *     for each piece p of the inner dimension:  A[r, p] and B[p, c] come in
- *       C tile += A[r, p] @ B[p, c]             while the next piece copies
- *     C tile goes home                          while the next tile starts
+ *   resident B (when B fits with room to spare):
+ *     B comes in piece by piece; meanwhile the first two row panels of C
+ *     are computed piece by piece: C[r, :] += A[r, p] @ B[p, :]
+ *     then for each further row panel r:   A[r, :] comes in, whole rows
+ *       C[r, :] = A[r, :] @ B              one GEMM, all of k
+ *       C[r, :] goes home                  while the next panel computes
+ *   tiled (small budgets):
+ *     for each C tile:                     the C tile stays on the GPU
+ *       for each piece p of k:             A[r, p], B[p, c] come in
+ *         C tile += A[r, p] @ B[p, c]      while the next piece copies
+ *       C tile goes home                   while the next tile starts
  *
  * Three streams do the three jobs (copy in, GEMM, copy out); events say
- * when a buffer is full or free again. The planner (tiling.c) picks the
- * tile shape that fits --mem-limit and is estimated fastest.
+ * when a buffer is full or free again. The planner picks the plan and its
+ * sizes by their estimated time on this GPU's measured rates (probe.cu).
  */
 #include <math.h>
 #include <stdint.h>
@@ -21,16 +28,12 @@
 #include <cublas_v2.h>
 
 #include "alloc.h"
-#include "ceiling.h"
 #include "check.h"
 #include "memory.h"
 #include "options.h"
 #include "tiling.h"
 #include "timing.h"
 #include "units.h"
-
-static const size_t CEILING_BYTES = (size_t)256 << 20;  /* copy test size */
-static const size_t PROBE_SIDE_MAX = 4096;              /* GEMM rate test */
 
 typedef struct {
     const ooc_plan *plan;
@@ -40,138 +43,168 @@ typedef struct {
     int copies;  /* 0: the GEMMs alone, on whatever the buffers hold */
     cublasHandle_t handle;
     cudaStream_t gemm, copy_in, copy_out;
-    cudaEvent_t start, end, piece_in[2], piece_used[2], tile_done[2],
-        tile_home[2];
+    /* in: a buffer is full; used: a tiled piece's GEMM is over, so the
+     * buffer may be refilled; done: a C buffer's GEMMs are over, so it
+     * may go home (and, resident, its A panel be refilled); home: that C
+     * is home, so the buffer may be written again. */
+    cudaEvent_t start, end, in[2], used[2], done[2], home[2];
 } ooc_job;
 
-static void streamed_gemm(void *ctx)
+static const cudaMemcpyKind H2D = cudaMemcpyHostToDevice;
+
+/* rows of `width` bytes, src_pitch apart, to rows dst_pitch apart. Whole
+ * rows of a matrix are one block of memory, and cudaMemcpyAsync copies it
+ * at full speed; narrower rows need cudaMemcpy2DAsync, whose DMA pays
+ * for every row (probe.cu measures how much). */
+static void copy_rows(void *dst, size_t dst_pitch, const void *src,
+                      size_t src_pitch, size_t width, size_t rows,
+                      cudaMemcpyKind kind, cudaStream_t stream)
 {
-    ooc_job *j = (ooc_job *)ctx;
+    if (width == dst_pitch && width == src_pitch)
+        CUDA_CHECK(cudaMemcpyAsync(dst, src, width * rows, kind, stream));
+    else
+        CUDA_CHECK(cudaMemcpy2DAsync(dst, dst_pitch, src, src_pitch, width,
+                                     rows, kind, stream));
+}
+
+/* Buffer `slot` is full when the copy-in stream gets here. */
+static void mark_in(ooc_job *j, int slot)
+{
+    CUDA_CHECK(cudaEventRecord(j->in[slot], j->copy_in));
+    CUDA_CHECK(cudaStreamWaitEvent(j->gemm, j->in[slot], 0));
+}
+
+/* Slot's C is final: send rows x cols of it home, at (row0, col0). */
+static void send_home(ooc_job *j, int slot, size_t row0, size_t col0,
+                      size_t rows, size_t cols)
+{
+    size_t n = j->plan->n, e = sizeof(double);
+    CUDA_CHECK(cudaEventRecord(j->done[slot], j->gemm));
+    if (!j->copies)
+        return;
+    CUDA_CHECK(cudaStreamWaitEvent(j->copy_out, j->done[slot], 0));
+    copy_rows(j->h_c + row0 * n + col0, n * e, j->d_c[slot], cols * e,
+              cols * e, rows, cudaMemcpyDeviceToHost, j->copy_out);
+    CUDA_CHECK(cudaEventRecord(j->home[slot], j->copy_out));
+}
+
+static void tiled_gemm(ooc_job *j)
+{
     const ooc_plan *p = j->plan;
     size_t n = p->n, e = sizeof(double), piece = 0;
-    /* Nothing of this run may start before the previous run ended. */
-    CUDA_CHECK(cudaEventRecord(j->start, j->gemm));
-    CUDA_CHECK(cudaStreamWaitEvent(j->copy_in, j->start, 0));
-    CUDA_CHECK(cudaStreamWaitEvent(j->copy_out, j->start, 0));
     for (size_t ti = 0; ti < p->row_tiles; ti++)
         for (size_t tj = 0; tj < p->col_tiles; tj++) {
-            size_t tile = ti * p->col_tiles + tj, cb = tile % p->c_buffers;
+            size_t tile = ti * p->col_tiles + tj;
+            int cb = (int)(tile % p->c_buffers);
             size_t row0 = ti * p->tile_rows, col0 = tj * p->tile_cols;
             size_t rows = tile_extent(n, p->tile_rows, ti);
             size_t cols = tile_extent(n, p->tile_cols, tj);
             /* This C buffer held tile - 2: it must be home first. */
             if (j->copies && tile >= p->c_buffers)
-                CUDA_CHECK(cudaStreamWaitEvent(j->gemm, j->tile_home[cb], 0));
+                CUDA_CHECK(cudaStreamWaitEvent(j->gemm, j->home[cb], 0));
             for (size_t kp = 0; kp < p->k_pieces; kp++, piece++) {
-                size_t slot = piece % 2, k0 = kp * p->tile_k;
+                int slot = (int)(piece % 2);
+                size_t k0 = kp * p->tile_k;
                 size_t inner = tile_extent(n, p->tile_k, kp);
                 if (j->copies) {
-                    /* The slot's last piece (two back) must be used up. A
-                     * piece is a block of a row-major matrix: rows of
-                     * inner (or cols) elements, n apart on the host, packed
-                     * on the GPU. cudaMemcpy2DAsync copies exactly that. */
+                    /* The slot's last piece (two back) must be used up.
+                     * A piece is a block of a row-major matrix: rows of
+                     * inner (or cols) elements, n apart on the host,
+                     * packed on the GPU. */
                     if (piece >= 2)
                         CUDA_CHECK(cudaStreamWaitEvent(
-                            j->copy_in, j->piece_used[slot], 0));
-                    CUDA_CHECK(cudaMemcpy2DAsync(
-                        j->d_a[slot], inner * e, j->h_a + row0 * n + k0,
-                        n * e, inner * e, rows, cudaMemcpyHostToDevice,
-                        j->copy_in));
-                    CUDA_CHECK(cudaMemcpy2DAsync(
-                        j->d_b[slot], cols * e, j->h_b + k0 * n + col0,
-                        n * e, cols * e, inner, cudaMemcpyHostToDevice,
-                        j->copy_in));
-                    CUDA_CHECK(cudaEventRecord(j->piece_in[slot],
-                                               j->copy_in));
-                    CUDA_CHECK(cudaStreamWaitEvent(j->gemm,
-                                                   j->piece_in[slot], 0));
+                            j->copy_in, j->used[slot], 0));
+                    copy_rows(j->d_a[slot], inner * e, j->h_a + row0 * n + k0,
+                              n * e, inner * e, rows, H2D, j->copy_in);
+                    copy_rows(j->d_b[slot], cols * e, j->h_b + k0 * n + col0,
+                              n * e, cols * e, inner, H2D, j->copy_in);
+                    mark_in(j, slot);
                 }
                 /* beta = 0 on the first piece: cuBLAS then ignores what
                  * the buffer held, so C needs no zeroing. */
                 dgemm_rowmajor(j->handle, rows, cols, inner, j->d_a[slot],
                                inner, j->d_b[slot], cols, kp ? 1.0 : 0.0,
                                j->d_c[cb], cols);
-                CUDA_CHECK(cudaEventRecord(j->piece_used[slot], j->gemm));
+                CUDA_CHECK(cudaEventRecord(j->used[slot], j->gemm));
             }
-            if (j->copies) {
-                CUDA_CHECK(cudaEventRecord(j->tile_done[cb], j->gemm));
-                CUDA_CHECK(cudaStreamWaitEvent(j->copy_out,
-                                               j->tile_done[cb], 0));
-                CUDA_CHECK(cudaMemcpy2DAsync(
-                    j->h_c + row0 * n + col0, n * e, j->d_c[cb], cols * e,
-                    cols * e, rows, cudaMemcpyDeviceToHost, j->copy_out));
-                CUDA_CHECK(cudaEventRecord(j->tile_home[cb], j->copy_out));
-            }
+            send_home(j, cb, row0, col0, rows, cols);
         }
-    /* The run ends when the last tile is home; the timing events are on
+}
+
+/* Slot s holds an A panel and a C panel; B (d_b[0]) is whole n x n. The
+ * A panels' rows are whole rows of A, and a piece of B is whole rows of
+ * B, so every copy here is one contiguous block. */
+static void resident_gemm(ooc_job *j)
+{
+    const ooc_plan *p = j->plan;
+    size_t n = p->n, e = sizeof(double), fill = p->fill_panels;
+    double *d_b = j->d_b[0];
+    for (size_t f = 0; f < fill && j->copies; f++) {
+        copy_rows(j->d_a[f], n * e, j->h_a + f * p->tile_rows * n, n * e,
+                  n * e, tile_extent(n, p->tile_rows, f), H2D, j->copy_in);
+        mark_in(j, (int)f);
+    }
+    /* While B arrives: each piece of B's rows goes straight to its place
+     * in B, and the fill panels take their GEMM share of it at once. The
+     * matching columns of an A panel need no copy: a sub-matrix pointer
+     * with leading dimension n, as in blocked.cu. */
+    for (size_t kp = 0; kp < p->k_pieces; kp++) {
+        size_t k0 = kp * p->tile_k, inner = tile_extent(n, p->tile_k, kp);
+        if (j->copies) {
+            copy_rows(d_b + k0 * n, n * e, j->h_b + k0 * n, n * e, n * e,
+                      inner, H2D, j->copy_in);
+            mark_in(j, 0);  /* in[0] is free again: A0 was waited for */
+        }
+        for (size_t f = 0; f < fill; f++) {
+            dgemm_rowmajor(j->handle, tile_extent(n, p->tile_rows, f), n,
+                           inner, j->d_a[f] + k0, n, d_b + k0 * n, n,
+                           kp ? 1.0 : 0.0, j->d_c[f], n);
+            if (kp + 1 == p->k_pieces)
+                send_home(j, (int)f, f * p->tile_rows, 0,
+                          tile_extent(n, p->tile_rows, f), n);
+        }
+    }
+    /* The other panels, with all of B there: one GEMM each. Panel i uses
+     * slot i % 2, once panel i - 2's GEMM is done (its A may then be
+     * overwritten) and its C is home. */
+    for (size_t i = fill; i < p->row_tiles; i++) {
+        int s = (int)(i % p->c_buffers);
+        size_t row0 = i * p->tile_rows;
+        size_t rows = tile_extent(n, p->tile_rows, i);
+        if (j->copies) {
+            CUDA_CHECK(cudaStreamWaitEvent(j->copy_in, j->done[s], 0));
+            copy_rows(j->d_a[s], n * e, j->h_a + row0 * n, n * e, n * e,
+                      rows, H2D, j->copy_in);
+            mark_in(j, s);
+            CUDA_CHECK(cudaStreamWaitEvent(j->gemm, j->home[s], 0));
+        }
+        dgemm_rowmajor(j->handle, rows, n, n, j->d_a[s], n, d_b, n, 0.0,
+                       j->d_c[s], n);
+        send_home(j, s, row0, 0, rows, n);
+    }
+}
+
+static void streamed_gemm(void *ctx)
+{
+    ooc_job *j = (ooc_job *)ctx;
+    /* Nothing of this run may start before the previous run ended. */
+    CUDA_CHECK(cudaEventRecord(j->start, j->gemm));
+    CUDA_CHECK(cudaStreamWaitEvent(j->copy_in, j->start, 0));
+    CUDA_CHECK(cudaStreamWaitEvent(j->copy_out, j->start, 0));
+    if (j->plan->kind == OOC_RESIDENT)
+        resident_gemm(j);
+    else
+        tiled_gemm(j);
+    /* The run ends when the last C is home; the timing events are on
      * the GEMM stream, so it waits for that. */
     CUDA_CHECK(cudaEventRecord(j->end, j->copy_out));
     CUDA_CHECK(cudaStreamWaitEvent(j->gemm, j->end, 0));
 }
 
-typedef struct {
-    cublasHandle_t handle;
-    size_t side;
-    double *d_a, *d_b, *d_c;
-} probe_job;
-
-static void probe_gemm(void *ctx)
-{
-    probe_job *j = (probe_job *)ctx;
-    dgemm_rowmajor(j->handle, j->side, j->side, j->side, j->d_a, j->side,
-                   j->d_b, j->side, 0.0, j->d_c, j->side);
-}
-
-/* The planner weighs GEMM time against copy time, so it needs this GPU's
- * DGEMM rate: one square GEMM that fits in the budget. */
-static double probe_gemm_tflops(cublasHandle_t handle, cudaStream_t stream,
-                                size_t n, size_t budget)
-{
-    probe_job j = {handle, n < PROBE_SIDE_MAX ? n : PROBE_SIDE_MAX, NULL,
-                   NULL, NULL};
-    while (j.side > 64 && 3 * j.side * j.side * sizeof(double) > budget)
-        j.side /= 2;
-    size_t bytes = j.side * j.side * sizeof(double);
-    CUDA_CHECK(cudaMalloc(&j.d_a, bytes));
-    CUDA_CHECK(cudaMalloc(&j.d_b, bytes));
-    CUDA_CHECK(cudaMalloc(&j.d_c, bytes));
-    CUDA_CHECK(cudaMemset(j.d_a, 0, bytes));
-    CUDA_CHECK(cudaMemset(j.d_b, 0, bytes));
-    cm_stats s = cm_time_events(probe_gemm, &j, stream, 1, 3);
-    CUDA_CHECK(cudaFree(j.d_a));
-    CUDA_CHECK(cudaFree(j.d_b));
-    CUDA_CHECK(cudaFree(j.d_c));
-    double side = (double)j.side;
-    return cm_tflops(2.0 * side * side * side, s.median_ms);
-}
-
-/* The pool takes memory from the GPU in chunks, not bytes: one byte from
- * an empty pool makes it reserve a whole chunk, which we read back. The
- * plan rounds its slab up to this, so that what the pool reserves, not
- * only what we use, stays within the budget. */
-static size_t pool_chunk_bytes(cudaMemPool_t pool, cudaStream_t stream)
-{
-    void *d_byte;
-    uint64_t reserved = 0, zero = 0;
-    CUDA_CHECK(cudaMallocFromPoolAsync(&d_byte, 1, pool, stream));
-    CUDA_CHECK(cudaStreamSynchronize(stream));
-    CUDA_CHECK(cudaMemPoolGetAttribute(
-        pool, cudaMemPoolAttrReservedMemCurrent, &reserved));
-    CUDA_CHECK(cudaFreeAsync(d_byte, stream));
-    CUDA_CHECK(cudaStreamSynchronize(stream));
-    CUDA_CHECK(cudaMemPoolTrimTo(pool, 0));
-    /* High-water marks can be reset, to zero only: start them afresh. */
-    CUDA_CHECK(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReservedMemHigh,
-                                       &zero));
-    CUDA_CHECK(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrUsedMemHigh,
-                                       &zero));
-    return reserved > 0 ? (size_t)reserved : 1;
-}
-
 void part_outofcore(memory_run *run)
 {
     size_t n = run->n, bytes = n * n * sizeof(double);
-    char t1[96], t2[96], t3[96], t4[96];
+    char t1[96], t2[96], t3[96], t4[96], described[640];
     printf("\n== 3. out-of-core blocked GEMM: A, B, C on the host, at most "
            "%s on the GPU ==\n",
            cm_fmt_bytes(run->mem_limit, t1, sizeof t1));
@@ -182,11 +215,9 @@ void part_outofcore(memory_run *run)
     CUDA_CHECK(cudaStreamCreateWithFlags(&j.copy_in, cudaStreamNonBlocking));
     CUDA_CHECK(cudaStreamCreateWithFlags(&j.copy_out,
                                          cudaStreamNonBlocking));
-    cudaEvent_t *events[] = {&j.start, &j.end, &j.piece_in[0],
-                             &j.piece_in[1], &j.piece_used[0],
-                             &j.piece_used[1], &j.tile_done[0],
-                             &j.tile_done[1], &j.tile_home[0],
-                             &j.tile_home[1]};
+    cudaEvent_t *events[] = {&j.start, &j.end, &j.in[0], &j.in[1],
+                             &j.used[0], &j.used[1], &j.done[0],
+                             &j.done[1], &j.home[0], &j.home[1]};
     /* Events that only order streams need no timestamps. */
     for (size_t i = 0; i < sizeof events / sizeof *events; i++)
         CUDA_CHECK(cudaEventCreateWithFlags(events[i],
@@ -195,55 +226,40 @@ void part_outofcore(memory_run *run)
      * like the CUDA context: --mem-limit bounds the data buffers. */
     CUBLAS_CHECK(cublasCreate(&j.handle));
     CUBLAS_CHECK(cublasSetStream(j.handle, j.gemm));
+    double *h_c = pinned_alloc(bytes, "the out-of-core C");
 
-    cudaMemPoolProps props;
-    memset(&props, 0, sizeof props);
-    props.allocType = cudaMemAllocationTypePinned;
-    props.location.type = cudaMemLocationTypeDevice;
-    props.location.id = run->device;
-    cudaMemPool_t pool;
-    CUDA_CHECK(cudaMemPoolCreate(&pool, &props));
-    size_t chunk = pool_chunk_bytes(pool, j.gemm);
-
-    /* Measure what the plan trades off, on this GPU. */
-    size_t ceiling_bytes = bytes < CEILING_BYTES ? bytes : CEILING_BYTES;
+    /* Measure what the plans trade off, on this GPU, then plan. main has
+     * checked that the budget holds the smallest plan in pool chunks. */
     ooc_rates rates;
-    rates.h2d_gbps = cm_measure_pinned_gbps(ceiling_bytes,
-                                            cudaMemcpyHostToDevice, 2, 10);
-    rates.d2h_gbps = cm_measure_pinned_gbps(ceiling_bytes,
-                                            cudaMemcpyDeviceToHost, 2, 10);
-    rates.gemm_tflops = probe_gemm_tflops(j.handle, j.gemm, n,
-                                          run->mem_limit);
-    printf("measured: pinned copies in %.2f GB/s, out %.2f GB/s (%s "
-           "each); DGEMM %.2f TFLOP/s; pool chunk %s\n", rates.h2d_gbps,
-           rates.d2h_gbps, cm_fmt_bytes_short(ceiling_bytes, t1, sizeof t1),
-           rates.gemm_tflops, cm_fmt_bytes_short(chunk, t2, sizeof t2));
-    ooc_plan plan, fewest;
-    if (ooc_plan_make(n, sizeof(double), run->mem_limit, chunk, &rates,
-                      &plan) != 0) {  /* main checked 2 MiB chunks */
-        fprintf(stderr, "04_memory: --mem-limit %s is below the smallest "
-                "out-of-core tiling in %s pool chunks: it needs %s\n",
-                cm_fmt_bytes(run->mem_limit, t1, sizeof t1),
-                cm_fmt_bytes_short(chunk, t2, sizeof t2),
-                cm_fmt_bytes(plan.device_bytes, t3, sizeof t3));
+    measure_rates(&rates, j.handle, j.gemm, n, run->mem_limit,
+                  (double *)run->h_a, h_c);
+    ooc_plan plan, other;
+    if (ooc_plan_make(n, sizeof(double), run->mem_limit, run->pool_chunk,
+                      &rates, run->plan_kind, &plan) != 0) {
+        fprintf(stderr, "04_memory: no out-of-core plan fits in %s\n",
+                cm_fmt_bytes(run->mem_limit, t1, sizeof t1));
         exit(CM_EXIT_FAIL);
     }
-    ooc_plan_make(n, sizeof(double), run->mem_limit, chunk, NULL, &fewest);
-    fewest.estimate_ms = ooc_estimate_ms(&fewest, &rates);
-    char described[512];
-    printf("plan: %s\n", ooc_plan_describe(&plan, described,
-                                            sizeof described));
-    if (plan.tile_rows != fewest.tile_rows ||
-        plan.tile_cols != fewest.tile_cols || plan.tile_k != fewest.tile_k)
-        printf("not chosen, the plan moving the fewest bytes: %s\n",
-               ooc_plan_describe(&fewest, described, sizeof described));
-    printf("bytes moved: in %s (A x %zu tile columns + B x %zu tile rows), "
-           "out %s (C once)\n", cm_fmt_bytes(plan.h2d_bytes, t1, sizeof t1),
-           plan.col_tiles, plan.row_tiles,
-           cm_fmt_bytes(plan.d2h_bytes, t2, sizeof t2));
+    printf("plan (%s; the budget in %s pool chunks): %s\n",
+           run->plan_kind == OOC_ANY ? "the fastest estimate"
+                                     : "as --plan asks",
+           cm_fmt_bytes_short(run->pool_chunk, t1, sizeof t1),
+           ooc_plan_describe(&plan, described, sizeof described));
+    /* Why this one: the best plan of the other kind, if any fits. */
+    ooc_kind other_kind = plan.kind == OOC_TILED ? OOC_RESIDENT : OOC_TILED;
+    if (run->plan_kind == OOC_ANY &&
+        ooc_plan_make(n, sizeof(double), run->mem_limit, run->pool_chunk,
+                      &rates, other_kind, &other) == 0)
+        printf("not chosen, estimated slower: %s\n",
+               ooc_plan_describe(&other, described, sizeof described));
+    else if (run->plan_kind == OOC_ANY)
+        printf("not possible: %s\n", other_kind == OOC_RESIDENT
+               ? "B resident (B does not fit with two panels of A and C)"
+               : "tiles (the smallest tiling does not fit)");
 
-    /* All GPU buffers come from one allocation out of our own pool, so the
-     * pool's high-water marks are exactly what this part held. */
+    /* All GPU buffers come from one allocation out of a pool of our own,
+     * so the pool's high-water marks are exactly what this part held. */
+    cudaMemPool_t pool = pool_create(run->device);
     cm_require_device_bytes(plan.device_bytes, "the out-of-core buffers");
     size_t free_before, free_during, total;
     CUDA_CHECK(cudaMemGetInfo(&free_before, &total));
@@ -257,7 +273,6 @@ void part_outofcore(memory_run *run)
         j.d_a[i] = (double *)(d_slab + plan.a_offset[i]);
         j.d_b[i] = (double *)(d_slab + plan.b_offset[i]);
     }
-    double *h_c = pinned_alloc(bytes, "the out-of-core C");
     j.plan = &plan;
     j.h_a = run->h_a;
     j.h_b = run->h_b;
@@ -283,10 +298,13 @@ void part_outofcore(memory_run *run)
     double moved = (double)(plan.h2d_bytes + plan.d2h_bytes);
     /* Copies in and out use separate copy engines and directions of the
      * bus, so they overlap each other and the GEMMs: the floor is the
-     * busiest of the three. */
+     * busiest of the three, each at its best rate. */
     double in_ms = (double)plan.h2d_bytes / (rates.h2d_gbps * 1e6);
     double out_ms = (double)plan.d2h_bytes / (rates.d2h_gbps * 1e6);
     double floor_ms = fmax(g.median_ms, fmax(in_ms, out_ms));
+    printf("bytes moved: in %s, out %s\n",
+           cm_fmt_bytes(plan.h2d_bytes, t1, sizeof t1),
+           cm_fmt_bytes(plan.d2h_bytes, t2, sizeof t2));
     printf("out-of-core: %.3f ms median (min %.3f, max %.3f), %.2f "
            "TFLOP/s, %.2f GB/s moved (in + out / time)\n", s.median_ms,
            s.min_ms, s.max_ms, cm_tflops(flops, s.median_ms),
@@ -294,9 +312,13 @@ void part_outofcore(memory_run *run)
     printf("floor = max(GEMMs alone %.3f ms, in %.3f ms, out %.3f ms) = "
            "%.3f ms; time / floor = %.2fx\n", g.median_ms, in_ms, out_ms,
            floor_ms, s.median_ms / floor_ms);
-    printf("the plan's estimate adds the first pieces in and the last tile "
-           "out, which nothing hides: %.3f ms; time / estimate = %.2fx\n",
-           plan.estimate_ms, s.median_ms / plan.estimate_ms);
+    printf("the plan's estimate replays it on the measured rates, with %s: "
+           "%.3f ms; time / estimate = %.2fx\n", plan.kind == OOC_RESIDENT
+           ? "B's upload, which most panels must wait for, and the last "
+             "panel going home"
+           : "the first pieces in, the last tile going home and the cost "
+             "of each 2D row", plan.estimate_ms,
+           s.median_ms / plan.estimate_ms);
     printf("device memory: pool peak in use %s, peak reserved %s, GPU free "
            "fell by %s; budget %s\n",
            cm_fmt_bytes_short((size_t)used_high, t1, sizeof t1),
@@ -311,12 +333,15 @@ void part_outofcore(memory_run *run)
                reserved_high <= run->mem_limit, "peak %llu of %zu bytes",
                (unsigned long long)reserved_high, run->mem_limit);
     const char *metric[] = {"ms", "tflops", "bytes_moved", "floor_ms",
-                            "time_over_floor", "pool_reserved_high"};
-    const char *unit[] = {"ms", "TFLOP/s", "bytes", "ms", "ratio", "bytes"};
+                            "time_over_floor", "estimate_ms",
+                            "plan_resident", "pool_reserved_high"};
+    const char *unit[] = {"ms", "TFLOP/s", "bytes", "ms", "ratio", "ms",
+                          "bool", "bytes"};
     double value[] = {s.median_ms, cm_tflops(flops, s.median_ms), moved,
-                      floor_ms, s.median_ms / floor_ms,
+                      floor_ms, s.median_ms / floor_ms, plan.estimate_ms,
+                      plan.kind == OOC_RESIDENT ? 1.0 : 0.0,
                       (double)reserved_high};
-    for (int i = 0; i < 6; i++)
+    for (int i = 0; i < 8; i++)
         csv_row(run->csv, "outofcore", metric[i], value[i], unit[i]);
     run->outofcore_over_floor = s.median_ms / floor_ms;
 

@@ -1,16 +1,22 @@
 /* tiling.h - the arithmetic of blocked and out-of-core GEMM: how many
  * tiles cover a side, how big the edge tile is, how a device-memory budget
- * becomes a tile shape, and how many bytes then cross the bus.
+ * becomes a plan, how many bytes it moves and how long it should take.
  *
  *   tile_count(1001, 128) -> 8       tile_extent(1001, 128, 7) -> 105
  *   ooc_plan plan;
- *   if (ooc_plan_make(n, sizeof(double), budget, OOC_POOL_GRANULE, &rates,
- *                     &plan) != 0) ...plan.device_bytes is the least needed
+ *   if (ooc_plan_make(n, sizeof(double), budget, chunk, &rates, OOC_ANY,
+ *                     &plan) != 0) ...ooc_min_budget() says what would do
  *
- * Out-of-core C = A B (n x n, row-major, on the host): C is cut into
- * row_tiles x col_tiles tiles; each tile stays on the GPU while its inner
- * dimension streams through in k_pieces pieces: an A piece (tile rows x
- * tile_k) and a B piece (tile_k x tile cols), each double-buffered.
+ * Out-of-core C = A B (n x n, row-major, on the host) has two plans:
+ * - OOC_RESIDENT: all of B stays on the GPU; A comes in and C goes home in
+ *   row panels (whole rows: contiguous copies). B is uploaded in pieces of
+ *   rows, and the first panels are computed piece by piece while it
+ *   arrives, so the GPU starts before B is all there.
+ * - OOC_TILED: C is cut into row_tiles x col_tiles tiles; each tile stays
+ *   on the GPU while its inner dimension streams through in k_pieces
+ *   pieces: an A piece (tile rows x tile_k) and a B piece (tile_k x tile
+ *   cols), each double-buffered. Pieces narrower than a matrix row are 2D
+ *   copies, which pay for every row they copy.
  */
 #ifndef TILING_H
 #define TILING_H
@@ -30,55 +36,77 @@ size_t tile_count(size_t n, size_t block);
 size_t tile_extent(size_t n, size_t block, size_t index);
 
 enum {
-    OOC_MAX_TILES_PER_SIDE = 64, /* smallest tile considered: n / 64 */
+    OOC_MAX_TILES_PER_SIDE = 64, /* smallest tile or panel: n / 64 */
     OOC_MIN_K = 64,              /* shorter pieces make GEMMs inefficient */
-    OOC_MAX_K = 512,             /* longer pieces only delay the first GEMM */
+    OOC_FILL_ROWS = 512,         /* rows of B per upload piece (resident) */
     OOC_ALIGN = 256              /* byte alignment of each buffer */
 };
-/* Device memory pools map memory in 2 MiB pages: a buffer of B bytes
- * occupies B rounded up to this. */
+/* Device memory pools map memory in 2 MiB pages at least: a buffer of B
+ * bytes occupies B rounded up to this, or to the pool's chunk. */
 #define OOC_POOL_GRANULE ((size_t)2 << 20)
+
+typedef enum { OOC_ANY = -1, OOC_TILED = 0, OOC_RESIDENT = 1 } ooc_kind;
 
 /* Measured speeds the planner weighs against each other. */
 typedef struct {
-    double h2d_gbps, d2h_gbps;  /* pinned copies, 1e9 bytes/s */
-    double gemm_tflops;         /* GEMM rate, 1e12 flop/s */
+    double h2d_gbps, d2h_gbps;     /* contiguous pinned copies, 1e9 B/s */
+    double h2d_row_us, d2h_row_us; /* each row of a 2D copy costs this on
+                                      top of its bytes, microseconds */
+    double gemm_tflops;            /* GEMM rate, 1e12 flop/s */
 } ooc_rates;
 
 typedef struct {
+    ooc_kind kind;
     size_t n, elem_bytes;
-    size_t tile_rows, tile_cols, tile_k;  /* full tiles; edge ones smaller */
+    /* Tiled: C tiles of tile_rows x tile_cols, k pieces of tile_k.
+     * Resident: row panels of tile_rows (tile_cols = n, col_tiles = 1),
+     * B uploaded in k_pieces pieces of tile_k rows. Edges are smaller. */
+    size_t tile_rows, tile_cols, tile_k;
     size_t row_tiles, col_tiles, k_pieces;
-    size_t c_buffers;     /* 2 lets a tile's copy-out overlap the next tile */
-    size_t c_offset[2], a_offset[2], b_offset[2];  /* bytes into one slab */
+    size_t c_buffers;     /* 2 lets a C tile or panel go home while the
+                             next one is computed (resident: A panels too) */
+    size_t fill_panels;   /* resident: panels computed while B arrives */
+    size_t c_offset[2], a_offset[2], b_offset[2];  /* bytes into one slab;
+                                                      resident: B at b[0] */
     size_t device_bytes;  /* the slab: every buffer, aligned */
-    size_t h2d_bytes;     /* A once per tile column, B once per tile row */
+    size_t h2d_bytes;     /* tiled: A x col_tiles + B x row_tiles */
     size_t d2h_bytes;     /* C once */
-    double estimate_ms;   /* the model's time (0 when planned by bytes) */
+    size_t h2d_rows_2d, d2h_rows_2d;  /* rows copied by 2D copies */
+    double estimate_ms;   /* the model's time (0 until estimated) */
 } ooc_plan;
 
-/* Fills in every field of p for the given full-tile shape (clamped to n)
- * and returns p->device_bytes. */
-size_t ooc_plan_layout(ooc_plan *p, size_t n, size_t elem_bytes,
-                       size_t tile_rows, size_t tile_cols, size_t tile_k);
+/* Fill in every field of p (but estimate_ms) for a tiled plan with the
+ * given full-tile shape, clamped to n; return p->device_bytes. */
+size_t ooc_layout_tiled(ooc_plan *p, size_t n, size_t elem_bytes,
+                        size_t tile_rows, size_t tile_cols, size_t tile_k);
 
-/* The model's time for p: the GEMMs cannot start before the first pieces
- * arrive, the copies in cannot beat the bus, and the last tile's copy out
- * cannot start before its last GEMM:
- *   max(first pieces in + all GEMMs, all copies in) + last tile out. */
-double ooc_estimate_ms(const ooc_plan *p, const ooc_rates *rates);
+/* The same for a resident-B plan with row panels of panel_rows. */
+size_t ooc_layout_resident(ooc_plan *p, size_t n, size_t elem_bytes,
+                           size_t panel_rows);
 
-/* The best plan whose slab, rounded up to granule, fits in budget bytes:
- * with rates NULL the one moving the fewest bytes, else the one with the
- * shortest estimate. Returns 0, or -1 if even the smallest tiling does not
- * fit; p then describes that smallest tiling (p->device_bytes). */
+/* The model's time for p, in ms, from the measured rates; *gemm_ms (may
+ * be NULL) gets its GEMMs' share. Tiled: the GEMMs cannot start before
+ * the first pieces arrive, the copies cannot beat the bus, the last
+ * tile's copy out comes after everything. Resident: a step-by-step
+ * replay of the three streams (copy in, GEMM, copy out). */
+double ooc_estimate_ms(const ooc_plan *p, const ooc_rates *rates,
+                       double *gemm_ms);
+
+/* The least budget with which ooc_plan_make can plan `kind` (OOC_ANY:
+ * any plan): the smallest plan's slab rounded up to whole granules. */
+size_t ooc_min_budget(size_t n, size_t elem_bytes, size_t granule,
+                      ooc_kind kind);
+
+/* The best plan of `kind` (OOC_ANY: either) whose slab, rounded up to
+ * granule, fits in budget: with rates NULL the one moving the fewest
+ * bytes, else the one with the shortest estimate. Returns 0, or -1 when
+ * budget < ooc_min_budget(); p then describes that smallest plan. */
 int ooc_plan_make(size_t n, size_t elem_bytes, size_t budget,
-                  size_t granule, const ooc_rates *rates, ooc_plan *p);
+                  size_t granule, const ooc_rates *rates, ooc_kind kind,
+                  ooc_plan *p);
 
-/* Two lines for people: "C in 2 x 1 tiles of 5000 x 10000 (edge ...), the
- * inner dimension in 20 pieces of 500 (edge 500)\n  2 C buffers + 2 A + 2 B
- * pieces = 877.4 MiB on the GPU; moves 2.400 GB in; estimate 50.91 ms".
- * Returns buf. */
+/* Two lines for people: the shape, the slab, the bytes in, which copies
+ * are 2D and the estimate. Returns buf. */
 char *ooc_plan_describe(const ooc_plan *p, char *buf, size_t len);
 
 #ifdef __cplusplus

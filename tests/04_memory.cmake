@@ -1,5 +1,6 @@
-# 04_memory: the shared checks, its own bad inputs, budgets no tiling fits,
-# and GPU runs of each part at sizes that blocks and tiles do not divide.
+# 04_memory: the shared checks, its own bad inputs, budgets no plan fits,
+# and GPU runs of each part and each out-of-core plan at sizes that blocks,
+# panels and tiles do not divide.
 cm_chapter(04_memory)
 cm_usage(04_memory n_zero "--n: '0' must be at least 1" --n 0)
 cm_usage(04_memory n_text "--n: size 'big' is not a number" --n big)
@@ -8,44 +9,91 @@ cm_usage(04_memory mem_limit_zero "--mem-limit: '0' must be at least 1"
          --mem-limit 0)
 cm_usage(04_memory mem_limit_suffix "--mem-limit: size '1Q' has an unknown"
          --mem-limit 1Q)
+cm_usage(04_memory plan_unknown "--plan: 'square' is not one of"
+         --plan square)
 cm_usage(04_memory streams_zero "--streams: '0' must be at least 1"
          --streams 0)
 cm_usage(04_memory streams_many "--streams: '17' must be at most 16"
          --streams 17)
 cm_usage(04_memory part_unknown "--part: 'gemm' is not one of" --part gemm)
 
-# A budget below the smallest tiling is known before the GPU is touched:
-# exit 1 with the bytes given and needed.
+# A budget below the smallest plan, even in 2 MiB pages, is known before
+# the GPU is touched: exit 1 with the bytes given and needed.
 cm_cpu_run(04_memory.budget_too_small exit 1
-  "--mem-limit 65536 bytes .* below the smallest out-of-core tiling for n = 1001, which needs [0-9]+ bytes"
+  "--mem-limit 65536 bytes .* below what the out-of-core GEMM needs for \
+n = 2001: at least 2097152 bytes .* rounded up to whole 2 MiB pages"
   "${BIN_DIR}/04_memory" --quick --mem-limit 64K)
 cm_cpu_run(04_memory.n_too_large_for_budget exit 1
-  "below the smallest out-of-core tiling for n = 1048576"
+  "below what the out-of-core GEMM needs for n = 1048576: at least \
+[0-9]+ bytes"
   "${BIN_DIR}/04_memory" --part outofcore --n 1M)
+# B (32 MB at n = 2001) plus two row panels of A and C is over 32 MiB.
+cm_cpu_run(04_memory.resident_too_small exit 1
+  "below what the out-of-core GEMM needs for n = 2001: at least [0-9]+ \
+bytes .* smallest resident-B plan"
+  "${BIN_DIR}/04_memory" --quick --plan resident --mem-limit 32M)
 
-# cm04_gpu_fails(SUFFIX REGEX ARGS...): on a GPU, ARGS must end with exit 1
-# and one stderr line matching REGEX; without a GPU (exit 77) it is skipped.
-function(cm04_gpu_fails suffix regex)
+# cm04_gpu_sh(SUFFIX SCRIPT ARGS...): a GPU test judged by a shell script
+# that gets the program's exit status in $rc and its stderr in $err; exit
+# 77 (no GPU) is passed on as skipped.
+function(cm04_gpu_sh suffix script)
   add_test(04_memory.gpu_${suffix} sh -c
-    "err=$(\"$0\" \"$@\" 2>&1 >/dev/null); rc=$?; [ $rc -eq 77 ] && exit 77; echo \"$err\"; [ $rc -eq 1 ] && [ $(printf '%s\\n' \"$err\" | wc -l) -eq 1 ] && printf '%s\\n' \"$err\" | grep -Eq -- '${regex}'"
+    "e=/tmp/04_memory.$$.err; out=$(\"$0\" \"$@\" 2>$e); rc=$?; \
+err=$(cat $e); rm -f $e; [ $rc -eq 77 ] && exit 77; echo \"$err\"; \
+${script}"
     "${BIN_DIR}/04_memory" ${ARGN})
   set_tests_properties(04_memory.gpu_${suffix} PROPERTIES LABELS gpu
                        SKIP_RETURN_CODE 77)
 endfunction()
-cm04_gpu_fails(n_too_large "^not enough GPU memory for .*: need [0-9]+ bytes .* free of"
-               --part blocked --n 400000)
-cm04_gpu_fails(accounting_too_large "^not enough GPU memory for x: need"
-               --part accounting --n 400000)
+# ...that must end with exit 1 and one stderr line matching REGEX.
+set(CM04_ONE_LINE "[ $rc -eq 1 ] && \
+[ $(printf '%s\\n' \"$err\" | wc -l) -eq 1 ] && \
+printf '%s\\n' \"$err\" | grep -Eq --")
+cm04_gpu_sh(n_too_large
+  "${CM04_ONE_LINE} '^not enough GPU memory for .*: need [0-9]+ bytes .* free of'"
+  --part blocked --n 400000)
+cm04_gpu_sh(accounting_too_large
+  "${CM04_ONE_LINE} '^not enough GPU memory for x: need'"
+  --part accounting --n 400000)
+# 3 MiB holds the smallest plan in 2 MiB pages but not in a pool chunk,
+# if the pool's chunk is bigger (32 MiB on an H200): then exit 1 naming
+# the chunk, before anything is allocated (memcheck stays clean); else
+# the run must pass.
+cm04_gpu_sh(budget_below_chunk
+  "{ ${CM04_ONE_LINE} 'at least [0-9]+ bytes .* pool chunks on this GPU'; \
+} || { [ $rc -eq 0 ] && printf '%s\\n' \"$out\" | grep -q '^PASS'; }"
+  --quick --part outofcore --mem-limit 3M)
 
-# Each part alone, and odd sizes: n = 1 and 7, blocks that leave an edge,
-# budgets that force several tiles and pieces.
+# Each part alone, odd sizes, and each out-of-core plan: resident B with
+# several panels (n = 2001 in 64 MiB), tiles in row strips (n = 3001 in
+# 64 MiB: B does not fit), tiles with columns too (n = 4001 in 32 MiB),
+# one tile, and the smallest sizes.
 foreach(part accounting blocked outofcore pool)
   cm_gpu(04_memory part_${part} --quick --part ${part})
 endforeach()
 cm_gpu(04_memory n1 --quick --n 1 --block 1 --streams 2)
 cm_gpu(04_memory n7 --quick --n 7 --block 3 --streams 3)
-cm_gpu(04_memory n515_tight --quick --n 515 --block 100 --mem-limit 2M
+cm_gpu(04_memory n1_tiled --quick --n 1 --part outofcore --plan tiled)
+cm_gpu(04_memory n7_tiled --quick --n 7 --part outofcore --plan tiled)
+cm_gpu(04_memory resident --quick --part outofcore --plan resident)
+cm_gpu(04_memory tiled_one_tile --quick --part outofcore --plan tiled)
+cm_gpu(04_memory n3001_strips --quick --n 3001 --part outofcore)
+cm_gpu(04_memory n4001_tiles --quick --n 4001 --mem-limit 32M
        --part outofcore)
-cm_gpu(04_memory n1000_one_tile --quick --n 1000 --block 1000
+cm_gpu(04_memory n1000_one_panel --quick --n 1000 --block 1000
        --mem-limit 64M --part outofcore)
 cm_gpu(04_memory csv --quick --csv "${TEST_BIN_DIR}/04_memory_quick.csv")
+
+# cudaMemGetInfo counts the whole GPU, and `make test` runs tests in
+# parallel: another test's allocations would move the accounting part's
+# numbers. No 04 GPU test shares the GPU with any other test.
+set_tests_properties(
+  04_memory.gpu_quick 04_memory.gpu_n_too_large
+  04_memory.gpu_accounting_too_large 04_memory.gpu_budget_below_chunk
+  04_memory.gpu_part_accounting 04_memory.gpu_part_blocked
+  04_memory.gpu_part_outofcore 04_memory.gpu_part_pool
+  04_memory.gpu_n1 04_memory.gpu_n7 04_memory.gpu_n1_tiled
+  04_memory.gpu_n7_tiled 04_memory.gpu_resident 04_memory.gpu_tiled_one_tile
+  04_memory.gpu_n3001_strips 04_memory.gpu_n4001_tiles
+  04_memory.gpu_n1000_one_panel 04_memory.gpu_csv
+  PROPERTIES RUN_SERIAL TRUE)

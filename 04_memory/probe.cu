@@ -1,0 +1,173 @@
+/* probe.cu - what the out-of-core planner (tiling.c) needs to know about
+ * this GPU, measured rather than assumed: how fast pinned copies run, what
+ * each row of a 2D copy costs on top of its bytes, how fast DGEMM runs,
+ * and in what chunks a memory pool takes memory from the GPU.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cuda_runtime.h>
+#include <cublas_v2.h>
+
+#include "alloc.h"
+#include "ceiling.h"
+#include "check.h"
+#include "memory.h"
+#include "tiling.h"
+#include "timing.h"
+#include "units.h"
+
+static const size_t CEILING_BYTES = (size_t)256 << 20;  /* copy test size */
+static const size_t PROBE_SIDE_MAX = 4096;              /* GEMM rate test */
+static const size_t PROBE_ROW_BYTES = 4096;  /* a narrow A piece's rows */
+
+cudaMemPool_t pool_create(int device)
+{
+    cudaMemPoolProps props;
+    memset(&props, 0, sizeof props);
+    props.allocType = cudaMemAllocationTypePinned;
+    props.location.type = cudaMemLocationTypeDevice;
+    props.location.id = device;
+    cudaMemPool_t pool;
+    CUDA_CHECK(cudaMemPoolCreate(&pool, &props));
+    return pool;
+}
+
+/* A pool takes memory from the GPU in chunks, not bytes: one byte from an
+ * empty pool makes it reserve a whole chunk, which we read back. A pool of
+ * our own, destroyed at once, so nothing else is disturbed. */
+size_t pool_chunk_bytes(int device)
+{
+    cudaMemPool_t pool = pool_create(device);
+    cudaStream_t stream;
+    void *d_byte;
+    uint64_t reserved = 0;
+    CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+    CUDA_CHECK(cudaMallocFromPoolAsync(&d_byte, 1, pool, stream));
+    CUDA_CHECK(cudaStreamSynchronize(stream));
+    CUDA_CHECK(cudaMemPoolGetAttribute(
+        pool, cudaMemPoolAttrReservedMemCurrent, &reserved));
+    CUDA_CHECK(cudaFreeAsync(d_byte, stream));
+    CUDA_CHECK(cudaStreamSynchronize(stream));
+    CUDA_CHECK(cudaStreamDestroy(stream));
+    CUDA_CHECK(cudaMemPoolDestroy(pool));
+    return reserved > 0 ? (size_t)reserved : 1;
+}
+
+typedef struct {
+    void *dst;
+    size_t dst_pitch;
+    const void *src;
+    size_t src_pitch, width, rows;
+    enum cudaMemcpyKind kind;
+    cudaStream_t stream;
+} copy_2d_job;
+
+static void copy_2d(void *ctx)
+{
+    copy_2d_job *j = (copy_2d_job *)ctx;
+    CUDA_CHECK(cudaMemcpy2DAsync(j->dst, j->dst_pitch, j->src, j->src_pitch,
+                                 j->width, j->rows, j->kind, j->stream));
+}
+
+/* What each row of a 2D copy costs beyond its bytes at the contiguous
+ * rate, in microseconds: we copy the first `width` bytes of every row of
+ * an n x n host matrix (rows n * 8 bytes apart, the shape of a narrow A
+ * piece) and take off the time its bytes alone would need. */
+static double row_cost_us(size_t n, size_t width, enum cudaMemcpyKind kind,
+                          double gbps, double *h_matrix, cudaStream_t stream)
+{
+    size_t pitch = n * sizeof(double);
+    void *d_rows;
+    cm_require_device_bytes(n * width, "the 2D-copy probe");
+    CUDA_CHECK(cudaMalloc(&d_rows, n * width));
+    CUDA_CHECK(cudaMemset(d_rows, 0, n * width));
+    copy_2d_job j = {d_rows, width, h_matrix, pitch, width, n, kind, stream};
+    if (kind == cudaMemcpyDeviceToHost) {
+        j.dst = h_matrix;
+        j.dst_pitch = pitch;
+        j.src = d_rows;
+        j.src_pitch = width;
+    }
+    cm_stats s = cm_time_events(copy_2d, &j, stream, 1, 5);
+    CUDA_CHECK(cudaFree(d_rows));
+    double bytes_ms = (double)(n * width) / (gbps * 1e6);
+    double extra_us = (s.median_ms - bytes_ms) * 1e3 / (double)n;
+    return extra_us > 0 ? extra_us : 0;
+}
+
+typedef struct {
+    cublasHandle_t handle;
+    size_t side;
+    double *d_a, *d_b, *d_c;
+} probe_job;
+
+static void probe_gemm(void *ctx)
+{
+    probe_job *j = (probe_job *)ctx;
+    dgemm_rowmajor(j->handle, j->side, j->side, j->side, j->d_a, j->side,
+                   j->d_b, j->side, 0.0, j->d_c, j->side);
+}
+
+/* This GPU's DGEMM rate: one square GEMM that fits in the budget. */
+static double probe_gemm_tflops(cublasHandle_t handle, cudaStream_t stream,
+                                size_t n, size_t budget)
+{
+    probe_job j = {handle, n < PROBE_SIDE_MAX ? n : PROBE_SIDE_MAX, NULL,
+                   NULL, NULL};
+    while (j.side > 64 && 3 * j.side * j.side * sizeof(double) > budget)
+        j.side /= 2;
+    size_t bytes = j.side * j.side * sizeof(double);
+    CUDA_CHECK(cudaMalloc(&j.d_a, bytes));
+    CUDA_CHECK(cudaMalloc(&j.d_b, bytes));
+    CUDA_CHECK(cudaMalloc(&j.d_c, bytes));
+    CUDA_CHECK(cudaMemset(j.d_a, 0, bytes));
+    CUDA_CHECK(cudaMemset(j.d_b, 0, bytes));
+    cm_stats s = cm_time_events(probe_gemm, &j, stream, 1, 3);
+    CUDA_CHECK(cudaFree(j.d_a));
+    CUDA_CHECK(cudaFree(j.d_b));
+    CUDA_CHECK(cudaFree(j.d_c));
+    double side = (double)j.side;
+    return cm_tflops(2.0 * side * side * side, s.median_ms);
+}
+
+/* GB/s of a 2D copy with rows of `width` bytes, by the row-cost model. */
+static double gbps_2d(double width, double gbps, double row_us)
+{
+    return width / (width / (gbps * 1e3) + row_us) / 1e3;
+}
+
+void measure_rates(ooc_rates *r, cublasHandle_t handle, cudaStream_t stream,
+                   size_t n, size_t budget, double *h_a, double *h_c)
+{
+    size_t bytes = n * n * sizeof(double);
+    size_t ceiling_bytes = bytes < CEILING_BYTES ? bytes : CEILING_BYTES;
+    char text[32];
+    r->h2d_gbps = cm_measure_pinned_gbps(ceiling_bytes,
+                                         cudaMemcpyHostToDevice, 2, 10);
+    r->d2h_gbps = cm_measure_pinned_gbps(ceiling_bytes,
+                                         cudaMemcpyDeviceToHost, 2, 10);
+    /* Rows narrower than a matrix row exist only for n >= 2. The D2H probe
+     * writes into h_c, which the real run overwrites later. */
+    size_t width = n * sizeof(double) / 2;
+    width = width < PROBE_ROW_BYTES ? width : PROBE_ROW_BYTES;
+    r->h2d_row_us = r->d2h_row_us = 0;
+    if (n >= 2) {
+        r->h2d_row_us = row_cost_us(n, width, cudaMemcpyHostToDevice,
+                                    r->h2d_gbps, h_a, stream);
+        r->d2h_row_us = row_cost_us(n, width, cudaMemcpyDeviceToHost,
+                                    r->d2h_gbps, h_c, stream);
+    }
+    r->gemm_tflops = probe_gemm_tflops(handle, stream, n, budget);
+    printf("measured: pinned copies in %.2f GB/s, out %.2f GB/s (%s each); "
+           "DGEMM %.2f TFLOP/s\n", r->h2d_gbps, r->d2h_gbps,
+           cm_fmt_bytes_short(ceiling_bytes, text, sizeof text),
+           r->gemm_tflops);
+    printf("measured: 2D copies of %zu rows of %zu bytes: in %.2f GB/s, out "
+           "%.2f GB/s; so each row costs %.3f us in, %.3f us out on top of "
+           "its bytes\n", n, width,
+           gbps_2d((double)width, r->h2d_gbps, r->h2d_row_us),
+           gbps_2d((double)width, r->d2h_gbps, r->d2h_row_us),
+           r->h2d_row_us, r->d2h_row_us);
+}
