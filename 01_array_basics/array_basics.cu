@@ -217,15 +217,8 @@ int main(int argc, char **argv)
     const cm_array *timed[2] = {&x, &big};
     const char *names[2] = {"x", "big"};
     cm_out_file csv_file;
-    FILE *csv = NULL;
-    if (opt.csv) {
-        if (cm_out_open(&csv_file, opt.csv) != 0) {
-            fprintf(stderr, "%s\n", csv_file.error);
-            return CM_EXIT_FAIL;
-        }
-        csv = csv_file.fp;
-        fprintf(csv, "array,bytes,copy_ms_median,copy_ms_min,gb_per_s\n");
-    }
+    FILE *csv = cm_csv_open(&csv_file, opt.csv,
+                            "array,bytes,copy_ms_median,copy_ms_min,gb_per_s");
     for (int k = 0; k < 2; k++) {
         copy_back job = {h_printed, timed[k]};
         cm_stats s = cm_time_events(copy_back_region, &job, 0,
@@ -244,10 +237,7 @@ int main(int argc, char **argv)
                     timed[k]->nbytes, s.median_ms, s.min_ms,
                     cm_gbps((double)timed[k]->nbytes, s.median_ms));
     }
-    if (csv && cm_out_commit(&csv_file) != 0) {
-        fprintf(stderr, "%s\n", csv_file.error);
-        return CM_EXIT_FAIL;
-    }
+    cm_csv_commit(&csv_file);
     free(h_printed);
 
     CURAND_CHECK(curandDestroyGenerator(gen));

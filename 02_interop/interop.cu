@@ -170,16 +170,9 @@ int main(int argc, char **argv)
            opt.warmup);
 
     cm_out_file csv_file;
-    FILE *csv = NULL;
-    if (opt.csv) {
-        if (cm_out_open(&csv_file, opt.csv) != 0) {
-            fprintf(stderr, "%s\n", csv_file.error);
-            return CM_EXIT_FAIL;
-        }
-        csv = csv_file.fp;
-        fprintf(csv, "array,bytes,step,first_ms,steady_ms_median,"
-                "steady_ms_min,gb_per_s\n");
-    }
+    FILE *csv = cm_csv_open(&csv_file, opt.csv,
+                            "array,bytes,step,first_ms,steady_ms_median,"
+                            "steady_ms_min,gb_per_s");
     cm_verdict verdict = {0};
 
     /* The tutorial's x_np = np.array([1, 2, 3, 4]): int64, 32 bytes. */
@@ -201,9 +194,6 @@ int main(int argc, char **argv)
            " setup), so no GB/s\nis shown; at 800 MB the link's bandwidth"
            " dominates. Pageable copies are\nstaged through a pinned driver"
            " buffer; chapter 07 shows what pinned memory gains.\n\n");
-    if (csv && cm_out_commit(&csv_file) != 0) {
-        fprintf(stderr, "%s\n", csv_file.error);
-        return CM_EXIT_FAIL;
-    }
+    cm_csv_commit(&csv_file);
     return cm_verdict_report(&verdict);
 }

@@ -137,13 +137,6 @@ static void field(FILE *out, double value, const char *format)
         fprintf(out, format, value);
 }
 
-void gemm_csv_header(FILE *out)
-{
-    fprintf(out, "part,n,precision,gemm_ms_median,gemm_ms_min,tflops,"
-            "rel_error,tolerance,ok,h2d_ms,d2h_ms,end_to_end_ms,"
-            "first_gemm_ms,cpu_ms\n");
-}
-
 void gemm_csv_row(FILE *out, const gemm_result *r)
 {
     fprintf(out, "%s,%zu,%s", r->part, r->n, r->precision);

@@ -68,7 +68,10 @@ typedef struct {
     double h2d_ms, d2h_ms, end_to_end_ms, first_gemm_ms, cpu_ms;
 } gemm_result;
 
-void gemm_csv_header(FILE *out);
+/* The CSV's header line, without its newline. */
+#define GEMM_CSV_HEADER                                                   \
+    "part,n,precision,gemm_ms_median,gemm_ms_min,tflops,rel_error,"       \
+    "tolerance,ok,h2d_ms,d2h_ms,end_to_end_ms,first_gemm_ms,cpu_ms"
 void gemm_csv_row(FILE *out, const gemm_result *r);
 
 #ifdef __cplusplus

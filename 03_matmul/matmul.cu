@@ -160,15 +160,7 @@ int main(int argc, char **argv)
     cm_require_device_bytes(device_bytes + CUBLAS_SPARE_BYTES,
                             "A, B, C, their copies and cuBLAS");
     cm_out_file csv_file;
-    FILE *csv = NULL;
-    if (opt.csv) {
-        if (cm_out_open(&csv_file, opt.csv) != 0) {
-            fprintf(stderr, "%s\n", csv_file.error);
-            return CM_EXIT_FAIL;
-        }
-        csv = csv_file.fp;
-        gemm_csv_header(csv);
-    }
+    FILE *csv = cm_csv_open(&csv_file, opt.csv, GEMM_CSV_HEADER);
     cm_verdict verdict = {0};
     int warmup = (int)opt.warmup, repeat = (int)opt.repeat;
 
@@ -333,10 +325,7 @@ int main(int argc, char **argv)
         size_sweep(&study, opt.quick);
 
     CUBLAS_CHECK(cublasDestroy(t.handle));
-    if (csv && cm_out_commit(&csv_file) != 0) {
-        fprintf(stderr, "%s\n", csv_file.error);
-        return CM_EXIT_FAIL;
-    }
+    cm_csv_commit(&csv_file);
     printf("\n");
     return cm_verdict_report(&verdict);
 }

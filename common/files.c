@@ -2,6 +2,7 @@
 #include "files.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -52,4 +53,25 @@ void cm_out_abort(cm_out_file *f)
         fclose(f->fp);
     f->fp = NULL;
     remove(f->tmp_path);
+}
+
+FILE *cm_csv_open(cm_out_file *f, const char *path, const char *header)
+{
+    memset(f, 0, sizeof *f);
+    if (!path)
+        return NULL;
+    if (cm_out_open(f, path) != 0) {
+        fprintf(stderr, "%s\n", f->error);
+        exit(1);
+    }
+    fprintf(f->fp, "%s\n", header);
+    return f->fp;
+}
+
+void cm_csv_commit(cm_out_file *f)
+{
+    if (f->fp && cm_out_commit(f) != 0) {
+        fprintf(stderr, "%s\n", f->error);
+        exit(1);
+    }
 }

@@ -34,6 +34,13 @@ int cm_out_commit(cm_out_file *f);
 /* Closes and removes the temporary file (after an error of the caller). */
 void cm_out_abort(cm_out_file *f);
 
+/* For --csv FILE: opens path (NULL: none asked for, returns NULL) and
+ * writes the header line; on failure prints f->error and exits 1.
+ * cm_csv_commit renames it into place (does nothing when f->fp is NULL),
+ * or prints why not and exits 1. */
+FILE *cm_csv_open(cm_out_file *f, const char *path, const char *header);
+void cm_csv_commit(cm_out_file *f);
+
 #ifdef __cplusplus
 }
 #endif

@@ -98,7 +98,7 @@ int main(void)
     char *text = NULL;
     size_t len = 0;
     FILE *out = open_memstream(&text, &len);
-    gemm_csv_header(out);
+    fprintf(out, "%s\n", GEMM_CSV_HEADER);
     gemm_result r = {"sweep", 4096, "bf16", 1.5, 1.25, 91.625, 1e-4, 8e-3,
                      1, -1, -1, -1, -1, -1};
     gemm_csv_row(out, &r);
