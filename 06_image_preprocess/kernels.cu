@@ -11,9 +11,11 @@
 
 static const int THREADS_PER_BLOCK = 256;
 static const size_t MAX_BLOCKS = (size_t)1 << 20;  /* grid-stride beyond */
-/* The fused kernel's unit of work: 16 neighbouring output floats (64
- * bytes, four 16-byte stores) made from 16 input bytes (one load). */
-static const size_t CHUNK_PIXELS = 16;
+/* The fused kernel's unit of work is a warp's tile: 512 neighbouring
+ * output floats (2 KB) made from 512 input bytes. Each lane of the warp
+ * does 4 groups of 4 pixels in it. */
+static const size_t TILE_PIXELS = 512;
+#define GROUPS_PER_LANE 4
 
 /* Step 1, image_cp.astype(cp.float32): one thread per element, as CuPy's
  * elementwise kernels do; the grid-stride loop covers any size. */
@@ -77,41 +79,64 @@ __device__ __forceinline__ float4 flip_normalize4(unsigned w)
                        __fdiv_rn((float)(w & 255), 255.0f));
 }
 
-/* 16 bytes from src, as widely as its alignment allows: one 16-byte load,
- * four 4-byte loads, or sixteen 1-byte loads. The cache lines fetched are
- * the same; wider loads take fewer instructions per byte. */
-__device__ __forceinline__ uint4 load16(const uint8_t *src)
+/* 4 bytes from src: one 4-byte load when src allows it (widths that are
+ * multiples of 4), else four 1-byte loads of the same cache line. */
+__device__ __forceinline__ unsigned load4(const uint8_t *src)
 {
-    if (((uintptr_t)src & 15) == 0)
-        return *(const uint4 *)src;
-    if (((uintptr_t)src & 3) == 0) {
-        const unsigned *w = (const unsigned *)src;
-        return make_uint4(w[0], w[1], w[2], w[3]);
+    if (((uintptr_t)src & 3) == 0)
+        return *(const unsigned *)src;
+    return src[0] | src[1] << 8 | src[2] << 16 | (unsigned)src[3] << 24;
+}
+
+/* Where pixel i's row starts. A 64-bit division costs dozens of
+ * instructions; a 32-bit one, enough for any image up to 4 G pixels,
+ * about half as many. */
+__device__ __forceinline__ size_t row_start(size_t i, size_t width)
+{
+    if (((i | width) >> 32) == 0)
+        return (unsigned)i / (unsigned)width * width;
+    return i / width * width;
+}
+
+/* out[first .. first + 3] one float at a time, for a group that crosses
+ * the end of a row (or of the image); row is where first's row starts. */
+__device__ __forceinline__ void normalize_flip_each(
+    float *out, const uint8_t *in, size_t width, size_t n, size_t first,
+    size_t row)
+{
+    size_t start = row, end = row + width;
+    for (size_t i = first; i < first + 4 && i < n; i++) {
+        if (i == end) {  /* the next row begins */
+            start = end;
+            end += width;
+        }
+        float x = (float)in[2 * start + width - 1 - i];
+        __stcs(out + i, __fdiv_rn(x, 255.0f));
     }
-    unsigned w[4];
-    for (int k = 0; k < 4; k++)
-        w[k] = src[4 * k] | src[4 * k + 1] << 8 | src[4 * k + 2] << 16 |
-               (unsigned)src[4 * k + 3] << 24;
-    return make_uint4(w[0], w[1], w[2], w[3]);
 }
 
 /* All three steps in one pass: each byte read once, each float written
  * once, 5 bytes per pixel instead of 21. Four bytes in five are writes,
- * so what matters is writing wide and keeping many bytes in flight.
+ * so the kernel is shaped around its stores.
  *
- * The output is cut into chunks of 16 floats, out[16c .. 16c + 15]: each
- * chunk is 64-byte aligned (cudaMalloc aligns to 256), so a thread writes
- * it with four 16-byte stores, and a warp writes 2 KB of neighbouring
- * memory. A chunk that lies in one row reads its 16 source bytes, which
- * are neighbours too (the row read backwards), with one wide load when
- * the width is a multiple of 16. A chunk that crosses the end of a row
- * (other widths, or rows narrower than 16) goes one float at a time.
+ * A warp writes one tile of 512 floats at a time. Lane t takes float4
+ * number t, t + 32, t + 64 and t + 96 of the tile (4 pixels each), so
+ * each of the warp's four store instructions writes 32 neighbouring
+ * float4s: one contiguous 512-byte segment, four whole 128-byte lines.
+ * (Giving each lane 16 neighbouring floats instead looks tidier, but then
+ * one store instruction writes 32 pieces of 16 bytes 64 bytes apart,
+ * spread over 2 KB; on an H200 that ran at less than half the speed.)
+ * The source of 4 neighbouring pixels is 4 neighbouring bytes (the row
+ * read backwards), one 4-byte load, so each load instruction of the warp
+ * reads 128 contiguous bytes, one line.
  *
- * The grid holds only as many threads as the GPU runs at once; each
- * thread then steps through the chunks c, c + T, c + 2T, ... (T threads
- * in all). Where a chunk's row starts is kept up to date as it steps, so
- * the loop needs no division (a 64-bit one costs dozens of instructions).
+ * The four loads are all issued before the first store: a lane then
+ * waits for memory once per tile, with 16 bytes on their way, rather
+ * than four times. A group of 4 pixels that crosses the end of a row
+ * (widths that are not multiples of 4) is written one float at a time.
  *
+ * The grid holds only as many threads as the GPU runs at once; each warp
+ * then steps through the tiles w, w + W, w + 2W, ... (W warps in all).
  * The stores are streaming (__stcs, "cache streaming"): the tensor is
  * not read again by this kernel, so L2 may evict its lines first instead
  * of keeping them at the expense of data that is still wanted. */
@@ -121,50 +146,41 @@ normalize_flip_kernel(float *__restrict__ out,
                       size_t height)
 {
     size_t n = width * height;
-    size_t first = ((size_t)blockIdx.x * blockDim.x + threadIdx.x) *
-                   CHUNK_PIXELS;
-    size_t step = (size_t)gridDim.x * blockDim.x * CHUNK_PIXELS;
-    size_t row = first / width * width;        /* start of first's row */
-    size_t row_step = step - step % width;     /* whole rows in a step */
-    for (; first < n; first += step) {
-        /* Within this row, out[i] = in[mirror - i]. */
-        size_t mirror = 2 * row + width - 1;
-        if (first + CHUNK_PIXELS <= row + width) {
-            /* The source: in[mirror - first - 15 .. mirror - first]. Its
-             * last byte is the chunk's first float, so the words go out
-             * in reverse order, each with its bytes reversed. */
-            uint4 v = load16(in + (mirror - first - (CHUNK_PIXELS - 1)));
-            float4 *dst = (float4 *)(out + first);
-            __stcs(dst + 0, flip_normalize4(v.w));
-            __stcs(dst + 1, flip_normalize4(v.z));
-            __stcs(dst + 2, flip_normalize4(v.y));
-            __stcs(dst + 3, flip_normalize4(v.x));
-        } else {
-            size_t start = row, end = row + width;
-            for (size_t i = first; i < first + CHUNK_PIXELS && i < n;
-                 i++) {
-                if (i == end) {  /* the next row begins */
-                    start = end;
-                    end += width;
-                }
-                float x = (float)in[2 * start + width - 1 - i];
-                __stcs(out + i, __fdiv_rn(x, 255.0f));
-            }
+    size_t lane = threadIdx.x % 32;
+    size_t warp = ((size_t)blockIdx.x * blockDim.x + threadIdx.x) / 32;
+    size_t step = (size_t)gridDim.x * blockDim.x / 32 * TILE_PIXELS;
+    for (size_t tile = warp * TILE_PIXELS; tile < n; tile += step) {
+        unsigned word[GROUPS_PER_LANE];
+        size_t row[GROUPS_PER_LANE];
+        bool whole[GROUPS_PER_LANE];
+#pragma unroll
+        for (int g = 0; g < GROUPS_PER_LANE; g++) {
+            /* Pixels first .. first + 3; in their row, out[i] is
+             * in[mirror - i] with mirror = 2 * row + width - 1. */
+            size_t first = tile + 4 * (32 * g + lane);
+            row[g] = row_start(first, width);
+            whole[g] = first < n && first + 4 <= row[g] + width;
+            if (whole[g])
+                word[g] = load4(in + (2 * row[g] + width - 4 - first));
         }
-        /* The next chunk, step floats on, is row_step further, or one
-         * row more if what is left of step passes the end of the row. */
-        row += row_step;
-        if (first + step - row >= width)
-            row += width;
+#pragma unroll
+        for (int g = 0; g < GROUPS_PER_LANE; g++) {
+            size_t first = tile + 4 * (32 * g + lane);
+            /* The word's last byte is the group's first pixel. */
+            if (whole[g])
+                __stcs((float4 *)(out + first), flip_normalize4(word[g]));
+            else if (first < n)
+                normalize_flip_each(out, in, width, n, first, row[g]);
+        }
     }
 }
 
 void launch_normalize_flip(float *d_out, const uint8_t *d_in, size_t width,
                            size_t height, cudaStream_t stream)
 {
-    /* Enough threads for every chunk, but no more blocks than the GPU
-     * keeps resident at once (SMs x blocks per SM). That number depends
-     * only on the GPU and the kernel, so it is asked once per device: the
+    /* A warp for every tile, but no more blocks than the GPU keeps
+     * resident at once (SMs x blocks per SM). That number depends only
+     * on the GPU and the kernel, so it is asked once per device: the
      * queries cost microseconds, a few percent of the kernel's time.
      * (The cache is not thread-safe; we launch from one host thread.) */
     static int known_device = -1;
@@ -180,8 +196,9 @@ void launch_normalize_flip(float *d_out, const uint8_t *d_in, size_t width,
         resident_blocks = (size_t)sms * (size_t)blocks_per_sm;
         known_device = device;
     }
-    size_t chunks = (width * height + CHUNK_PIXELS - 1) / CHUNK_PIXELS;
-    size_t blocks = (chunks + THREADS_PER_BLOCK - 1) / THREADS_PER_BLOCK;
+    size_t tiles = (width * height + TILE_PIXELS - 1) / TILE_PIXELS;
+    size_t warps_per_block = THREADS_PER_BLOCK / 32;
+    size_t blocks = (tiles + warps_per_block - 1) / warps_per_block;
     if (blocks > resident_blocks)
         blocks = resident_blocks;
     if (blocks == 0)
