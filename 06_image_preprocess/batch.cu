@@ -7,7 +7,9 @@
  *   cudaMemcpyAsync H2D -> fused kernel -> cudaMemcpyAsync D2H -> file
  * Image i goes to stream i % S. While its copy runs, the images before it
  * compute and copy back on the other streams, and the decode threads are
- * already working on the images after it.
+ * already working on the images after it. Each result is checked
+ * against the CPU reference by the decode threads, in row bands, while
+ * the main thread appends it to the file.
  *
  * Run: make run-06 ARGS="images/ --out-npy batch.npy"
  *      make run-06 ARGS="--list files.txt --resize 224x224 --skip-bad"
@@ -37,8 +39,13 @@
 static const int DEFAULT_STREAMS = 3;
 static const int MAX_DEFAULT_THREADS = 16;
 static const double PROGRESS_EVERY_MS = 250;
-/* Decode threads busy this share of their time: decoding is the limit. */
+/* Decode threads busy this share of their time: they are the limit. */
 static const double DECODE_BOUND_SHARE = 0.8;
+/* An image's check is cut into this many row bands per decode thread
+ * (at most MAX_CHECK_PARTS), so that threads still busy decoding do not
+ * hold it up: the others, and the main thread, take the rest. */
+static const size_t CHECK_PARTS_PER_THREAD = 2;
+#define MAX_CHECK_PARTS 64
 
 /* The .npy being written. If the program stops early (a CUDA error exits
  * from inside CUDA_CHECK), this handler removes the temporary file, so
@@ -63,7 +70,8 @@ typedef struct {
 
 /* What the main thread did, in ms: it runs the pipeline alone, so the
  * largest of these says what holds the batch back when the decode
- * threads are not busy. */
+ * threads are not busy. check_ms is the time it waited for (or helped
+ * with) checks still running after its write. */
 typedef struct {
     double wait_decode_ms, wait_gpu_ms, check_ms, write_ms;
 } main_thread_time;
@@ -74,45 +82,70 @@ typedef struct {
     main_thread_time time;
 } batch_totals;
 
-/* Waits for the lane's image, checks it against the CPU reference,
- * appends it to the file and gives its staging buffer back to the
- * decoders, which may only now overwrite it. */
-static void finish(lane *l, dp_pool *pool, FILE *out, size_t width,
-                   size_t height, batch_totals *t)
+/* One image's check against the CPU reference, cut into `parts` bands
+ * of rows (ref_band_differs). */
+typedef struct {
+    const float *h_out;
+    const uint8_t *h_in;
+    size_t width, height, parts;
+    int differs[MAX_CHECK_PARTS];  /* written by band k's thread only */
+} image_check;
+
+/* A dp_job_fn: compares one band, exactly. */
+static void check_band(void *ctx, size_t band)
+{
+    image_check *c = (image_check *)ctx;
+    c->differs[band] = ref_band_differs(c->h_out, c->h_in, c->width,
+                                        c->height, band, c->parts);
+}
+
+/* Waits for the lane's image; has the decode threads check it while this
+ * thread appends it to the file (both only read it); then gives its
+ * staging buffer back to the decoders, which may only now overwrite it.
+ * The lane's result buffer is free again when this returns. */
+static void finish(lane *l, dp_pool *pool, FILE *out, image_check *check,
+                   batch_totals *t)
 {
     double start = cm_now_ms();
     CUDA_CHECK(cudaStreamSynchronize(l->stream));
     double synced = cm_now_ms();
-    size_t n = width * height;
-    if (ref_first_mismatch(l->h_out, l->h_in, width, height) != n &&
-        t->mismatched++ == 0)
-        t->first_mismatch = l->image;
-    double checked = cm_now_ms();
+    size_t n = check->width * check->height;
+    check->h_out = l->h_out;
+    check->h_in = l->h_in;
+    dp_post(pool, check_band, check, check->parts);
     if (out && fwrite(l->h_out, sizeof(float), n, out) != n)
         t->write_failed = 1;
+    double written = cm_now_ms();
+    dp_join(pool);
+    int differs = 0;
+    for (size_t k = 0; k < check->parts; k++)
+        differs |= check->differs[k];
+    if (differs && t->mismatched++ == 0)
+        t->first_mismatch = l->image;
     t->time.wait_gpu_ms += synced - start;
-    t->time.check_ms += checked - synced;
-    t->time.write_ms += cm_now_ms() - checked;
+    t->time.write_ms += written - synced;
+    t->time.check_ms += cm_now_ms() - written;
     dp_release(pool, l->image);
     l->busy = 0;
     t->done++;
 }
 
 /* Names what limits the batch: the decode threads if they were busy most
- * of the time, else the largest part of the main thread's time. */
-static void print_limit(double decode_share, const main_thread_time *m,
+ * of the time (decoding and checking), else the largest part of the main
+ * thread's time. */
+static void print_limit(double busy_share, const main_thread_time *m,
                         double wall_ms)
 {
     const char *what[4] = {
         "waiting for decoded images (more decode threads would help)",
         "the GPU stages (copies over PCIe and the kernel)",
-        "checking every image against the CPU reference",
+        "waiting for the checks against the CPU reference",
         "writing the .npy (the file system, not the GPU)"};
     double ms[4] = {m->wait_decode_ms, m->wait_gpu_ms, m->check_ms,
                     m->write_ms};
-    if (decode_share >= DECODE_BOUND_SHARE) {
-        printf("limited by: decoding (more cores would help, not a faster "
-               "GPU)\n");
+    if (busy_share >= DECODE_BOUND_SHARE) {
+        printf("limited by: the decode threads' CPU time, decoding and "
+               "checking (more cores would help, not a faster GPU)\n");
         return;
     }
     int most = 0;
@@ -153,6 +186,15 @@ int run_batch(const batch_options *b, const cm_options *opt)
     int streams = b->streams ? b->streams : DEFAULT_STREAMS;
     int threads = b->threads ? b->threads : default_threads();
     size_t n_slots = (size_t)streams + (size_t)threads;
+    image_check check;
+    memset(&check, 0, sizeof check);
+    check.width = src.width;
+    check.height = src.height;
+    check.parts = CHECK_PARTS_PER_THREAD * (size_t)threads;
+    if (check.parts > MAX_CHECK_PARTS)
+        check.parts = MAX_CHECK_PARTS;
+    if (check.parts > src.height)
+        check.parts = src.height;
 
     cm_select_device((int)opt->device, NULL);
     printf("batch: %zu images of %zu files (%zu skipped), %zu x %zu each "
@@ -227,7 +269,7 @@ int run_batch(const batch_options *b, const cm_options *opt)
          * the lane's stream; the host thread goes on at once. */
         lane *l = &lanes[submitted % streams];
         if (l->busy)
-            finish(l, pool, out, src.width, src.height, &t);
+            finish(l, pool, out, &check, &t);
         CUDA_CHECK(cudaMemcpyAsync(l->d_in, h_in, pixels,
                                    cudaMemcpyHostToDevice, l->stream));
         launch_normalize_flip(l->d_out, l->d_in, src.width, src.height,
@@ -247,9 +289,10 @@ int run_batch(const batch_options *b, const cm_options *opt)
     for (int k = 0; k < streams; k++) {
         lane *l = &lanes[(submitted + (size_t)k) % streams];
         if (l->busy)
-            finish(l, pool, out, src.width, src.height, &t);
+            finish(l, pool, out, &check, &t);
     }
     double wall_ms = cm_now_ms() - t0, decode_ms = dp_busy_ms(pool);
+    double worker_check_ms = dp_job_ms(pool);
     dp_stop(pool);
     if (show_progress)
         fprintf(stderr, "\r%zu / %zu images\n", n_images, n_images);
@@ -269,16 +312,18 @@ int run_batch(const batch_options *b, const cm_options *opt)
            "of float32 tensor\n", t.done / (wall_ms * 1e-3),
            cm_gbps((double)file_bytes, wall_ms) * 1e3,
            cm_gbps((double)t.done * out_bytes, wall_ms) * 1e3);
-    double decode_share = decode_ms / (threads * wall_ms);
-    printf("decode threads: busy %.1f ms in all, %.0f%% of %d threads x "
-           "wall time\n", decode_ms, 100.0 * decode_share, threads);
+    double busy_share = (decode_ms + worker_check_ms) / (threads * wall_ms);
+    printf("decode threads: decoded for %.1f ms and checked for %.1f ms in "
+           "all (%zu bands an image), %.0f%% of %d threads x wall time\n",
+           decode_ms, worker_check_ms, check.parts, 100.0 * busy_share,
+           threads);
     printf("main thread: waited %.1f ms for decoded images, %.1f ms for "
-           "the GPU; checked images for %.1f ms", t.time.wait_decode_ms,
+           "the GPU, %.1f ms for checks", t.time.wait_decode_ms,
            t.time.wait_gpu_ms, t.time.check_ms);
     if (out)
-        printf(", wrote the .npy for %.1f ms", t.time.write_ms);
+        printf("; wrote the .npy for %.1f ms", t.time.write_ms);
     printf("\n");
-    print_limit(decode_share, &t.time, wall_ms);
+    print_limit(busy_share, &t.time, wall_ms);
 
     /* The header now says how many images the file really holds. */
     if (out) {

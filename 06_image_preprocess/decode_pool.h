@@ -13,6 +13,10 @@
  * Image i is decoded into buffer i % n_slots, so at most n_slots images
  * are decoded or in use at once. The consumer may hold up to n_slots - 1
  * buffers while it waits for the next image; more would deadlock.
+ *
+ * The same threads take other work, ahead of decoding, cut into parts:
+ *   dp_post(pool, check_part, &job, n_parts);   ... write a file ...
+ *   dp_join(pool);      (runs the parts nobody started, waits for all)
  */
 #ifndef DECODE_POOL_H
 #define DECODE_POOL_H
@@ -47,8 +51,26 @@ void dp_release(dp_pool *pool, size_t index);
 /* Milliseconds the workers spent decoding so far, summed over threads. */
 double dp_busy_ms(dp_pool *pool);
 
+/* One part of a posted job; called from several threads at once, each
+ * with its own part. */
+typedef void (*dp_job_fn)(void *ctx, size_t part);
+
+/* Has the workers run job(ctx, part) for part = 0 .. n_parts - 1, each
+ * before they start another decode, and returns at once. One job at a
+ * time: the caller must dp_join it before posting the next. */
+void dp_post(dp_pool *pool, dp_job_fn job, void *ctx, size_t n_parts);
+
+/* Runs the posted job's parts that no worker has started on the calling
+ * thread, then waits until every part has returned. */
+void dp_join(dp_pool *pool);
+
+/* Milliseconds the workers (not the caller of dp_join) spent on posted
+ * jobs so far, summed over threads. */
+double dp_job_ms(dp_pool *pool);
+
 /* Lets the workers finish the item in hand, joins them, frees the pool.
- * Items not yet started are abandoned. */
+ * Items not yet started are abandoned. A posted job must be joined
+ * first. */
 void dp_stop(dp_pool *pool);
 
 #ifdef __cplusplus

@@ -38,6 +38,15 @@ size_t ref_first_mismatch(const float *out, const uint8_t *in, size_t width,
     return width * height;
 }
 
+int ref_band_differs(const float *out, const uint8_t *in, size_t width,
+                     size_t height, size_t band, size_t bands)
+{
+    size_t y0 = height * band / bands, y1 = height * (band + 1) / bands;
+    size_t offset = y0 * width;
+    return ref_first_mismatch(out + offset, in + offset, width, y1 - y0) !=
+           (y1 - y0) * width;
+}
+
 void ref_to_u8(uint8_t *out, const float *in, size_t n)
 {
     for (size_t i = 0; i < n; i++) {

@@ -77,10 +77,11 @@ add_test(${ch}.npy_numpy sh "${script}" numpy "${TEST_BIN_DIR}/test_06_npy"
 set_tests_properties(${ch}.npy_numpy PROPERTIES LABELS cpu
                      SKIP_RETURN_CODE 77)
 
-# GPU: both paths on odd sizes (the fused kernel's chunks that cross a row
-# end, its 16-, 4- and 1-byte loads; the last two sizes are big enough
-# for its grid-stride loop to go round on an H200), every file layout,
-# and batches.
+# GPU: both paths on odd sizes (the fused kernel's groups of 4 pixels
+# that cross a row end, its 4- and 1-byte loads; the last two sizes are
+# big enough for its grid-stride loop to go round on an H200), every file
+# layout, and batches (checked in bands by the decode threads, one
+# thread with the main thread's help in batch_corrupt_skip).
 foreach(size 1x1 1x7 7x1 3x1000 1000x3 1001x1001 4096x1500 3001x2001)
   cm_gpu(${ch} synthetic_${size} --quick --synthetic ${size})
 endforeach()

@@ -1,6 +1,7 @@
 /* test_06_reference.c - the CPU reference and image helpers of
  * 06_image_preprocess: exact x / 255.0f, the flip, the way back to 8 bits,
- * the built-in image, the bilinear resize and "WxH" parsing.
+ * the built-in image, the bilinear resize and "WxH" parsing, and the
+ * check cut into bands of rows that the batch's threads share.
  */
 #include "test.h"
 #include "../06_image_preprocess/reference.h"
@@ -21,6 +22,29 @@ int main(void)
     EXPECT(ref_first_mismatch(out, in, 3, 2) == 6);
     out[4] = nextafterf(out[4], 1.0f);  /* one ulp off is a mismatch */
     EXPECT(ref_first_mismatch(out, in, 3, 2) == 4);
+
+    /* A check cut into bands of rows: the bands cover every row once,
+     * so a wrong pixel anywhere is found by exactly the band holding
+     * its row, whatever the number of bands. */
+    static uint8_t image[7 * 13];
+    static float good[7 * 13], spoiled[7 * 13];
+    ref_synthetic(image, 7, 13);
+    ref_normalize_flip(good, image, 7, 13);
+    size_t band_errors = 0;
+    for (size_t bands = 1; bands <= 13; bands++)
+        for (size_t i = 0; i < 7 * 13; i += 5) {
+            memcpy(spoiled, good, sizeof spoiled);
+            spoiled[i] = -spoiled[i] - 1.0f;
+            for (size_t k = 0; k < bands; k++) {
+                size_t y0 = 13 * k / bands, y1 = 13 * (k + 1) / bands;
+                int holds = i / 7 >= y0 && i / 7 < y1;
+                band_errors +=
+                    ref_band_differs(spoiled, image, 7, 13, k, bands) != holds;
+                band_errors += ref_band_differs(good, image, 7, 13, k,
+                                                bands) != 0;
+            }
+        }
+    EXPECT(band_errors == 0);
 
     /* Every 8-bit value: x / 255.0f is the float nearest the exact
      * quotient (correct rounding), so a GPU dividing the IEEE way must
