@@ -90,9 +90,10 @@ static void run_trip(trip *t, const cm_options *opt, FILE *csv,
     printf("\n%s: %s, %s\n", t->label, cm_dtype_name(t->dtype),
            cm_fmt_bytes(t->nbytes, bytes, sizeof bytes));
 
-    /* x_cp = cp.asarray(x_np): allocate device memory, copy the bytes. */
-    double t0 = cm_now_ms();
+    /* x_cp = cp.asarray(x_np): allocate device memory, copy the bytes.
+     * (The free-memory check comes first: it is not part of asarray.) */
     cm_require_device_bytes(t->nbytes, t->label);
+    double t0 = cm_now_ms();
     CUDA_CHECK(cudaMalloc(&t->d_data, t->nbytes));
     double first_malloc = cm_now_ms() - t0;
     t0 = cm_now_ms();
