@@ -1,7 +1,10 @@
 # Builds common/, every chapter NN_topic/ and the CTest suite; `make help`
-# lists targets and variables. Products go to $(BUILD)/ only: each chapter's
-# program is $(BUILD)/bin/NN_topic. A chapter is every .cu and .c file in
-# its folder; its main() lives in the .cu, so tests can link its .c files.
+# lists targets and variables. Products go to $(BUILD)/ only. Each chapter
+# has two programs: its lesson, NN_topic/lesson.cu alone, built as
+# $(BUILD)/bin/NN_topic.lesson (exercise.cu beside it as .exercise), and its
+# lab, $(BUILD)/bin/NN_topic, built from every other .cu and .c file in the
+# folder and its subfolders; the lab's main() lives in a .cu, so tests can
+# link its .c files.
 
 CUDA_PATH   ?= /usr/local/cuda
 NVCC        ?= $(CUDA_PATH)/bin/nvcc
@@ -50,8 +53,20 @@ NEEDS_STB := 06_image_preprocess
 LIBCOMMON := $(BUILD)/lib/libcommon.a
 
 num    = $(firstword $(subst _, ,$(1)))
-objs   = $(patsubst %,$(BUILD)/obj/%.o,$(wildcard $(1)/*.cu $(1)/*.c))
-c_objs = $(patsubst %,$(BUILD)/obj/%.o,$(wildcard $(1)/*.c))
+lab_src = $(filter-out %/lesson.cu %/exercise.cu,\
+  $(wildcard $(1)/*.cu $(1)/*.c $(1)/*/*.cu $(1)/*/*.c))
+objs   = $(patsubst %,$(BUILD)/obj/%.o,$(call lab_src,$(1)))
+c_objs = $(patsubst %,$(BUILD)/obj/%.o,$(filter %.c,$(call lab_src,$(1))))
+# Lessons and exercises stand alone: no common/, no project headers, built
+# as a reader builds them (plus our warnings and -gencode list), and linked
+# with every library a lesson may use. They are GPU programs only, so the
+# sanitizer builds (CPU tests) skip them.
+LESSONS   := $(if $(SANITIZE),,$(foreach ch,$(CHAPTERS),\
+  $(if $(wildcard $(ch)/lesson.cu),$(BIN)/$(ch).lesson)\
+  $(if $(wildcard $(ch)/exercise.cu),$(BIN)/$(ch).exercise)))
+LESSON_FLAGS := $(GENCODE) -O2 -Werror all-warnings \
+  -Xcompiler -Wall,-Wextra -I$(STB_INCLUDE)
+LESSON_LIBS  := -Xlinker -rpath,$(CUDA_PATH)/lib64 -lcublas -lpthread -lm
 # tests/test_NN_x.c belongs to chapter NN: it links that chapter's .c
 # files and is built only with the chapter.
 test_chapter = $(filter $(word 2,$(subst _, ,$(1)))_%,$(CHAPTERS))
@@ -64,7 +79,7 @@ TESTS     := $(UNIT_TESTS:%=$(BUILD)/tests/%)
 .PHONY: all test help clean stb FORCE
 .SECONDARY:
 .DEFAULT_GOAL := all
-all: $(LIBCOMMON) $(foreach ch,$(CHAPTERS),$(BIN)/$(ch)) $(TESTS)
+all: $(LIBCOMMON) $(foreach ch,$(CHAPTERS),$(BIN)/$(ch)) $(LESSONS) $(TESTS)
 
 $(LIBCOMMON): $(patsubst %,$(BUILD)/obj/%.o,$(wildcard common/*.c))
 	@mkdir -p $(@D)
@@ -78,15 +93,28 @@ $(BUILD)/obj/%.cu.o: %.cu
 	@mkdir -p $(@D)
 	$(NVCC) $(CPPFLAGS) $(NVCC_ALL) -c $< -o $@
 
+$(BIN)/%.lesson: %/lesson.cu
+	@mkdir -p $(@D)
+	$(NVCC) $(LESSON_FLAGS) -o $@ $< $(LESSON_LIBS)
+$(BIN)/%.exercise: %/exercise.cu
+	@mkdir -p $(@D)
+	$(NVCC) $(LESSON_FLAGS) -o $@ $< $(LESSON_LIBS)
+
 define CHAPTER_RULES
 $(BIN)/$(1): $(call objs,$(1)) $(LIBCOMMON)
 	@mkdir -p $$(@D)
 	$$(CXX) -o $$@ $$^ $$(LDFLAGS) $$(LDLIBS) $$(SAN_FLAGS)
-.PHONY: $(call num,$(1)) run-$(call num,$(1))
+.PHONY: $(call num,$(1)) run-$(call num,$(1)) lesson-$(call num,$(1)) \
+        exercise-$(call num,$(1))
 $(call num,$(1)): $(BIN)/$(1)
 run-$(call num,$(1)): $(BIN)/$(1)
 	$(BIN)/$(1) $$(ARGS)
-$(if $(filter $(1),$(NEEDS_STB)),$(call objs,$(1)): | stb)
+lesson-$(call num,$(1)): $(BIN)/$(1).lesson
+	$(BIN)/$(1).lesson $$(ARGS)
+exercise-$(call num,$(1)): $(BIN)/$(1).exercise
+	$(BIN)/$(1).exercise $$(ARGS)
+$(if $(filter $(1),$(NEEDS_STB)),$(call objs,$(1)) $(BIN)/$(1).lesson \
+  $(BIN)/$(1).exercise: | stb)
 endef
 $(foreach ch,$(CHAPTERS),$(eval $(call CHAPTER_RULES,$(ch))))
 
@@ -122,6 +150,7 @@ $(BUILD)/CTestTestfile.cmake: FORCE
 	  'set(TEST_BIN_DIR "$(abspath $(BUILD)/tests)")' \
 	  'set(SRC_DIR "$(CURDIR)")' 'set(SANITIZE "$(SANITIZE)")' \
 	  'set(UNIT_TESTS "$(UNIT_TESTS)")' 'set(CHAPTERS "$(CHAPTERS)")' \
+	  'set(NVCC "$(NVCC)")' 'set(STB_INCLUDE "$(abspath $(STB_INCLUDE))")' \
 	  'include("$(CURDIR)/tests/tests.cmake")' > $@
 FORCE:
 
@@ -136,8 +165,11 @@ clean:
 help:
 	@echo "targets:"
 	@echo "  make             build common/, every chapter and the tests"
-	@echo "  make NN          build one chapter, e.g. make 03 -> $(BIN)/03_matmul"
-	@echo "  make run-NN      build and run it with the tutorial's sizes; ARGS=\"...\" passes options"
+	@echo "  make lesson-NN   build and run chapter NN's lesson (NN_topic/lesson.cu), e.g. make lesson-01"
+	@echo "  make exercise-NN build and run its exercise (prints FAIL until you solve it)"
+	@echo "  make NN          build one chapter's lab, e.g. make 03 -> $(BIN)/03_matmul"
+	@echo "  make run-NN      build and run the lab with the tutorial's sizes; ARGS=\"...\" passes options"
+	@echo "  make plot-07     chart a bandwidth sweep of 07 as a PNG (gnuplot; PLOT07_CSV=FILE skips the sweep)"
 	@echo "  make test        build and run the CTest suite (GPU tests skip without a GPU)"
 	@echo "  make test SANITIZE=1       CPU tests under ASan+UBSan (SANITIZE=thread: TSan)"
 	@echo "  make clean       remove build/"

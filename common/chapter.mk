@@ -1,11 +1,13 @@
 # Included by each chapter's Makefile, so that in NN_topic/ `make` builds the
-# chapter, `make run ARGS="..."` runs it, and `make test`, `make clean` work
-# as at the top. Variables given on the command line (SMS=90) pass through.
+# chapter, `make run ARGS="..."` runs its lab, `make lesson` and
+# `make exercise` run lesson.cu and exercise.cu, and `make test`, `make clean`
+# work as at the top. Variables given on the command line (SMS=90) pass
+# through.
 NN := $(firstword $(subst _, ,$(notdir $(CURDIR))))
 all:
 	@$(MAKE) --no-print-directory -C .. $(NN)
-run:
-	@$(MAKE) --no-print-directory -C .. run-$(NN) ARGS='$(ARGS)'
+run lesson exercise:
+	@$(MAKE) --no-print-directory -C .. $@-$(NN) ARGS='$(ARGS)'
 test clean help:
 	@$(MAKE) --no-print-directory -C .. $@
-.PHONY: all run test clean help
+.PHONY: all run lesson exercise test clean help

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # gpu-check.sh - the whole check on a machine with a GPU, in one go: build
 # for that GPU, `make test` (a skipped GPU test counts as a failure here),
-# compute-sanitizer memcheck of every chapter's --quick run (racecheck too
-# for the chapters in RACECHECK), then every README capture, i.e. each
+# compute-sanitizer memcheck of every chapter's --quick run, its lesson and
+# its unsolved exercise (racecheck too for the labs in RACECHECK), then
+# every README capture, i.e. each
 # "<!-- capture: CMD -->" line in NN_*/README.md, run and saved for
 # tests/fill-captures.py ("<!-- capture-setup: CMD -->" lines run first,
 # unshown, to make input files). Everything lands in OUTDIR, bundled as
@@ -54,6 +55,16 @@ for name in $chapters; do
         "$bin" --quick >"$out/logs/memcheck-$name.log" 2>&1
     note "memcheck  $name: rc=$? $(grep 'ERROR SUMMARY' \
         "$out/logs/memcheck-$name.log" | tail -1)"
+    # An unsolved exercise exits 1 with FAIL; only an error summary above
+    # 0 (exit 9) is a sanitizer failure.
+    for kind in lesson exercise; do
+        [ -x "$bin.$kind" ] || continue
+        compute-sanitizer --tool memcheck --leak-check full \
+            --error-exitcode 9 "$bin.$kind" \
+            >"$out/logs/memcheck-$name.$kind.log" 2>&1
+        note "memcheck  $name.$kind: rc=$? $(grep 'ERROR SUMMARY' \
+            "$out/logs/memcheck-$name.$kind.log" | tail -1)"
+    done
     case " $racecheck " in *" $name "*)
         compute-sanitizer --tool racecheck --error-exitcode 9 \
             "$bin" --quick >"$out/logs/racecheck-$name.log" 2>&1

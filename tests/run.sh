@@ -3,6 +3,8 @@
 #
 #   run.sh pass CMD...          exit 0 and a stdout line starting "PASS";
 #                               exit 77 (no GPU) is passed on as "skipped"
+#   run.sh fail CMD...          exit 1 and a stdout line starting "FAIL"
+#                               (an unsolved exercise); 77 is "skipped"
 #   run.sh help CMD...          exit 0 and stdout starting "usage:"
 #   run.sh exit RC REGEX CMD... exit status RC and stderr exactly one line,
 #                               matching the extended regex REGEX
@@ -29,6 +31,19 @@ pass)
         exit 1
     fi
     grep '^PASS' "$out"
+    ;;
+fail)
+    "$@" >"$out" 2>"$err"
+    rc=$?
+    if [ $rc -eq 77 ]; then
+        cat "$err"
+        exit 77
+    fi
+    if [ $rc -ne 1 ] || ! grep -q '^FAIL' "$out"; then
+        echo "expected exit 1 and a FAIL line, got exit $rc"; show
+        exit 1
+    fi
+    grep '^FAIL' "$out"
     ;;
 help)
     "$@" >"$out" 2>"$err"

@@ -61,10 +61,40 @@ function(cm_chapter chapter)
   endif()
 endfunction()
 
-# Each chapter's own tests live in tests/<chapter>.cmake.
+# cm_lesson(CHAPTER): a chapter's lesson.cu and exercise.cu. On the CPU:
+# each builds alone from its own header's nvcc line, the exercise is the
+# lesson with only FIXME lines changed, and without a GPU both exit 77. On
+# a GPU: the lesson prints PASS and the unsolved exercise prints FAIL.
+# The sanitizer builds skip them: they build no lessons.
+function(cm_lesson chapter)
+  set(dir "${SRC_DIR}/${chapter}")
+  set(lesson_sh sh "${SRC_DIR}/tests/lesson.sh")
+  foreach(kind lesson exercise)
+    add_test(${chapter}.${kind}_builds_alone ${lesson_sh} alone
+             "${dir}/${kind}.cu" "${NVCC}" "${STB_INCLUDE}")
+    set_tests_properties(${chapter}.${kind}_builds_alone PROPERTIES
+                         LABELS cpu)
+    cm_cpu_run(${chapter}.${kind}_no_gpu exit 77 "^no usable CUDA device: "
+               "${BIN_DIR}/${chapter}.${kind}")
+  endforeach()
+  add_test(${chapter}.exercise_only_fixme ${lesson_sh} fixme
+           "${dir}/lesson.cu" "${dir}/exercise.cu")
+  set_tests_properties(${chapter}.exercise_only_fixme PROPERTIES LABELS cpu)
+  add_test(${chapter}.gpu_lesson ${RUN} pass "${BIN_DIR}/${chapter}.lesson")
+  add_test(${chapter}.gpu_exercise_fails ${RUN} fail
+           "${BIN_DIR}/${chapter}.exercise")
+  set_tests_properties(${chapter}.gpu_lesson ${chapter}.gpu_exercise_fails
+                       PROPERTIES LABELS gpu SKIP_RETURN_CODE 77)
+endfunction()
+
+# Each chapter's own tests live in tests/<chapter>.cmake; its lesson's
+# tests come from cm_lesson, in the plain build (the one that builds them).
 foreach(chapter ${CHAPTERS})
   if(NOT EXISTS "${SRC_DIR}/tests/${chapter}.cmake")
     message(FATAL_ERROR "tests/${chapter}.cmake is missing")
   endif()
   include("${SRC_DIR}/tests/${chapter}.cmake")
+  if(NOT SANITIZE AND EXISTS "${SRC_DIR}/${chapter}/lesson.cu")
+    cm_lesson(${chapter})
+  endif()
 endforeach()
