@@ -2,13 +2,14 @@
  *
  *   CUDA_CHECK(cudaMalloc(&d_x, bytes));
  *   scale<<<blocks, threads>>>(d_x, n);  CUDA_CHECK(cudaGetLastError());
- *   CUBLAS_CHECK(cublasDgemm(handle, ...));      (include cublas_v2.h first)
- *   CURAND_CHECK(curandGenerateUniform(gen, d_x, n));  (include curand.h first)
+ *   CUBLAS_CHECK(cublasDgemm(handle, ...));
+ *   CURAND_CHECK(curandGenerateUniform(gen, d_x, n));
  *
  * On failure each prints file:line, the call's text and the library's own
  * error name and message to stderr, then exits with status 1. They are never
  * compiled out: a release build checks exactly what a debug build checks.
- * Only <stdio.h> and <stdlib.h> are needed, so this file can be pasted as is.
+ * It needs only the C library and the CUDA Toolkit's headers, so it can be
+ * pasted as is; a program links -lcublas or -lcurand only if it uses them.
  */
 #ifndef CM_CHECK_H
 #define CM_CHECK_H
@@ -16,6 +17,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <cuda_runtime_api.h>
+#include <cublas_v2.h>
+#include <curand.h>
 
 #define CUDA_CHECK(call)                                                      \
     do {                                                                      \
@@ -41,7 +44,6 @@
     } while (0)
 
 /* cuRAND has no function that names its status codes, so we do it here. */
-#ifdef CURAND_H_
 static inline const char *cm_curand_status_name(curandStatus_t status)
 {
     switch (status) {
@@ -77,6 +79,5 @@ static inline const char *cm_curand_status_name(curandStatus_t status)
             exit(1);                                                          \
         }                                                                     \
     } while (0)
-#endif /* CURAND_H_ */
 
 #endif /* CM_CHECK_H */
