@@ -1,0 +1,150 @@
+/* 06_image_preprocess/lesson.cu - an 8-bit gray image becomes a float32
+ * tensor in [0, 1], flipped left to right, in one kernel. Mirrors tutorial
+ * section 2.24.4.2:
+ *     image = cv2.imread(path, cv2.IMREAD_GRAYSCALE)
+ *     image_cp = cp.asarray(image)
+ *     image_normalized = image_cp.astype(cp.float32) / 255.0
+ *     image_flipped = cp.flip(image_normalized, axis=1)
+ * stb_image (Debian: libstb-dev) reads the file. Build and run:
+ *   nvcc -O2 -I/usr/include/stb -o lesson lesson.cu
+ *   ./lesson [IMAGE]        (no IMAGE: a test image made here)
+ */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include <cuda_runtime.h>
+
+/* stb_image holds its code in the header: this define compiles it here,
+   with two of its warnings (unread variables, fall-throughs) silenced. */
+#pragma nv_diag_suppress 550
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wimplicit-fallthrough"
+#define STB_IMAGE_IMPLEMENTATION
+#include "stb_image.h"
+#pragma GCC diagnostic pop
+#pragma nv_diag_default 550
+
+/* Every CUDA call returns a status; we stop at the first failure and say
+   which call failed, where, and why. Never compiled out. */
+#define CUDA_CHECK(call)                                                  \
+    do {                                                                  \
+        cudaError_t err_ = (call);                                        \
+        if (err_ != cudaSuccess) {                                        \
+            fprintf(stderr, "%s:%d: %s failed: %s: %s\n", __FILE__,       \
+                    __LINE__, #call, cudaGetErrorName(err_),              \
+                    cudaGetErrorString(err_));                            \
+            exit(1);                                                      \
+        }                                                                 \
+    } while (0)
+
+/* A block of 32 x 8 threads covers 32 columns of 8 rows; the test image
+   is a multiple of neither, so the last blocks hang over its edges. */
+#define BLOCK_X 32
+#define BLOCK_Y 8
+#define TEST_WIDTH 1001
+#define TEST_HEIGHT 701
+
+/* astype(float32) / 255.0 and flip(axis=1) in one pass, one thread per
+   pixel: thread (x, y) reads byte (x, y) once and writes its float once,
+   into the mirrored column. (CuPy's steps make two float32 arrays.) */
+__global__ void normalize_flip(float *out, const unsigned char *in,
+                               int width, int height)
+{
+    int x = blockIdx.x * blockDim.x + threadIdx.x;
+    int y = blockIdx.y * blockDim.y + threadIdx.y;
+    if (x >= width || y >= height)  /* past the edge: no pixel here */
+        return;
+    size_t row = (size_t)y * width;
+    size_t dst = row + (width - 1 - x);
+    out[dst] = in[row + x] / 255.0f;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc > 2) {
+        fprintf(stderr, "usage: %s [IMAGE]\n", argv[0]);
+        return 2;
+    }
+    /* No driver or no GPU: one line, and exit 77, which test harnesses
+       (CTest here) count as "skipped" rather than "failed". */
+    int device_count = 0;
+    cudaError_t status = cudaGetDeviceCount(&device_count);
+    if (status != cudaSuccess || device_count == 0) {
+        fprintf(stderr, "no usable CUDA device: %s\n", status != cudaSuccess
+                ? cudaGetErrorString(status) : "none found");
+        return 77;
+    }
+    /* image = cv2.imread(path, cv2.IMREAD_GRAYSCALE). The last argument
+       asks stb for 1 channel: like OpenCV, it then keeps a JPEG's luma (Y)
+       as it is, and turns colour PNG or BMP pixels into
+       (77 r + 150 g + 29 b) >> 8, never above and at most one level below
+       OpenCV's rounded 0.299 r + 0.587 g + 0.114 b. */
+    int width = TEST_WIDTH, height = TEST_HEIGHT, channels = 1;
+    unsigned char *h_in;
+    if (argc == 2) {
+        h_in = stbi_load(argv[1], &width, &height, &channels, 1);
+        if (!h_in) {
+            fprintf(stderr, "%s: %s\n", argv[1], stbi_failure_reason());
+            return 1;
+        }
+        printf("image: %s, %d channel(s) read as gray\n", argv[1], channels);
+    } else {
+        /* Every byte value occurs; dark on the left, so a flip shows. */
+        h_in = (unsigned char *)malloc((size_t)width * height);
+        for (int y = 0; y < height; y++)
+            for (int x = 0; x < width; x++)
+                h_in[(size_t)y * width + x] = (x * 256 / width + y) % 256;
+        printf("image: none given; a %d x %d ramp made here\n", width, height);
+    }
+    size_t n = (size_t)width * height, out_bytes = n * sizeof(float);
+
+    /* image_cp = cp.asarray(image): the bytes to the GPU. d_out starts as
+       NaN bytes (0xff), so a pixel no thread writes cannot pass. */
+    unsigned char *d_in;
+    float *d_out;
+    CUDA_CHECK(cudaMalloc(&d_in, n));
+    CUDA_CHECK(cudaMalloc(&d_out, out_bytes));
+    CUDA_CHECK(cudaMemcpy(d_in, h_in, n, cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemset(d_out, 0xff, out_bytes));
+
+    /* image_normalized = image_cp.astype(cp.float32) / 255.0
+       image_flipped = cp.flip(image_normalized, axis=1): one kernel, on
+       enough blocks to cover every pixel: we round up (grid.y <= 65535). */
+    dim3 block(BLOCK_X, BLOCK_Y);
+    dim3 grid((width + BLOCK_X - 1) / BLOCK_X,
+              (height + BLOCK_Y - 1) / BLOCK_Y);
+    normalize_flip<<<grid, block>>>(d_out, d_in, width, height);
+    CUDA_CHECK(cudaGetLastError());
+    /* The result back; cudaMemcpy waits for the kernel to finish. */
+    float *h_out = (float *)malloc(out_bytes);
+    CUDA_CHECK(cudaMemcpy(h_out, d_out, out_bytes, cudaMemcpyDeviceToHost));
+    printf("shape (%d, %d), grid %u x %u blocks of %d x %d threads\n",
+           height, width, grid.x, grid.y, BLOCK_X, BLOCK_Y);
+    printf("row 0: in %d ... %d, out %.6f ... %.6f\n", h_in[0],
+           h_in[width - 1], h_out[0], h_out[width - 1]);
+
+    /* The CPU does the same float32 division. IEEE division is correctly
+       rounded on both sides, so every value must match to the bit. */
+    size_t bad = n;
+    float got = 0, want = 0;
+    for (size_t i = 0; i < n && bad == n; i++) {
+        size_t y = i / width, x = i % width;
+        got = h_out[i];
+        want = h_in[y * width + (width - 1 - x)] / 255.0f;
+        if (got != want)  /* true for NaN too */
+            bad = i;
+    }
+    if (bad < n)
+        printf("FAIL: out[%zu][%zu], got %.9g, expected %.9g (exact)\n",
+               bad / width, bad % width, got, want);
+    else
+        printf("PASS\n");
+    CUDA_CHECK(cudaFree(d_in));
+    CUDA_CHECK(cudaFree(d_out));
+    free(h_out);
+    if (argc == 2)
+        stbi_image_free(h_in);
+    else
+        free(h_in);
+    return bad < n ? 1 : 0;
+}
