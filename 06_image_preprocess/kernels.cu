@@ -12,14 +12,36 @@
 #include "kernels.h"
 
 static const int THREADS_PER_BLOCK = 256;
-static const size_t MAX_BLOCKS = (size_t)1 << 20;  /* grid-stride beyond */
+static const unsigned MAX_BLOCKS = 1u << 20;  /* grid-stride beyond */
+
+/* Every kernel here indexes with 32-bit unsigned integers, the GPU's
+ * native width: a 64-bit add or multiply takes two or more instructions,
+ * and a 64-bit division is a software routine (the compiler tries the
+ * 32-bit one first when both values fit). So one launch covers at most
+ * BAND_PIXELS pixels (2 * row + width must fit in 32 bits, and
+ * i + stride too); larger images go in bands of whole rows, a multiple
+ * of 4 rows so that every band starts 16-byte aligned for the fused
+ * kernel's float4 stores. */
+static const size_t BAND_PIXELS = (size_t)1 << 30;
+
+/* Rows per band for this width; exits if one row is too wide. */
+static size_t band_rows(size_t width, const char *who)
+{
+    size_t rows = BAND_PIXELS / width / 4 * 4;
+    if (rows == 0) {
+        fprintf(stderr, "%s: rows of %zu pixels are wider than these "
+                "kernels handle (%zu)\n", who, width, BAND_PIXELS / 4);
+        exit(1);
+    }
+    return rows;
+}
 
 /* Step 1, image_cp.astype(cp.float32): one thread per element, as CuPy's
  * elementwise kernels do; the grid-stride loop covers any size. */
-__global__ void to_float_kernel(float *out, const uint8_t *in, size_t n)
+__global__ void to_float_kernel(float *out, const uint8_t *in, unsigned n)
 {
-    size_t stride = (size_t)gridDim.x * blockDim.x;
-    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+    unsigned stride = gridDim.x * blockDim.x;
+    for (unsigned i = blockIdx.x * blockDim.x + threadIdx.x; i < n;
          i += stride)
         out[i] = (float)in[i];
 }
@@ -27,10 +49,10 @@ __global__ void to_float_kernel(float *out, const uint8_t *in, size_t n)
 /* Step 2, / 255.0. __fdiv_rn is the IEEE division rounded to nearest that
  * '/' compiles to by default, and it stays so even under -use_fast_math.
  * Multiplying by (1 / 255.0f) instead changes 126 of the 256 results. */
-__global__ void divide_kernel(float *x, float divisor, size_t n)
+__global__ void divide_kernel(float *x, float divisor, unsigned n)
 {
-    size_t stride = (size_t)gridDim.x * blockDim.x;
-    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+    unsigned stride = gridDim.x * blockDim.x;
+    for (unsigned i = blockIdx.x * blockDim.x + threadIdx.x; i < n;
          i += stride)
         x[i] = __fdiv_rn(x[i], divisor);
 }
@@ -38,33 +60,52 @@ __global__ void divide_kernel(float *x, float divisor, size_t n)
 /* Step 3, cp.flip(axis=1). CuPy makes this free: a view of the same memory
  * with a negative column stride. It stops being free as soon as contiguous
  * data is needed (cp.ascontiguousarray, a library call, .get() to the
- * host): then CuPy runs exactly this copy. */
-__global__ void flip_kernel(float *out, const float *in, size_t width,
-                            size_t n)
+ * host): then CuPy runs a copy like this one. An elementwise kernel sees
+ * only the flat index i, so it divides to find the row and column. */
+__global__ void flip_kernel(float *out, const float *in, unsigned width,
+                            unsigned n)
 {
-    size_t stride = (size_t)gridDim.x * blockDim.x;
-    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
+    unsigned stride = gridDim.x * blockDim.x;
+    for (unsigned i = blockIdx.x * blockDim.x + threadIdx.x; i < n;
          i += stride) {
-        size_t y = i / width, x = i - y * width;
+        unsigned y = i / width, x = i - y * width;
         out[i] = in[y * width + width - 1 - x];
+    }
+}
+
+void launch_naive_step(naive_step step, float *d_out, float *d_float,
+                       const uint8_t *d_in, size_t width, size_t height,
+                       cudaStream_t stream)
+{
+    if (width == 0 || height == 0)
+        return;
+    size_t rows_per_band = band_rows(width, "naive steps");
+    for (size_t row0 = 0; row0 < height; row0 += rows_per_band) {
+        size_t rows = height - row0 < rows_per_band ? height - row0
+                                                    : rows_per_band;
+        unsigned n = (unsigned)(rows * width);
+        unsigned blocks = (n + THREADS_PER_BLOCK - 1) / THREADS_PER_BLOCK;
+        unsigned grid = blocks < MAX_BLOCKS ? blocks : MAX_BLOCKS;
+        size_t offset = row0 * width;
+        if (step == NAIVE_ASTYPE)
+            to_float_kernel<<<grid, THREADS_PER_BLOCK, 0, stream>>>(
+                d_float + offset, d_in + offset, n);
+        else if (step == NAIVE_DIVIDE)
+            divide_kernel<<<grid, THREADS_PER_BLOCK, 0, stream>>>(
+                d_float + offset, 255.0f, n);
+        else
+            flip_kernel<<<grid, THREADS_PER_BLOCK, 0, stream>>>(
+                d_out + offset, d_float + offset, (unsigned)width, n);
+        CUDA_CHECK(cudaGetLastError());
     }
 }
 
 void launch_naive_steps(float *d_out, float *d_float, const uint8_t *d_in,
                         size_t width, size_t height, cudaStream_t stream)
 {
-    size_t n = width * height;
-    size_t blocks = (n + THREADS_PER_BLOCK - 1) / THREADS_PER_BLOCK;
-    unsigned grid = (unsigned)(blocks < MAX_BLOCKS ? blocks : MAX_BLOCKS);
-    to_float_kernel<<<grid, THREADS_PER_BLOCK, 0, stream>>>(d_float, d_in,
-                                                            n);
-    CUDA_CHECK(cudaGetLastError());
-    divide_kernel<<<grid, THREADS_PER_BLOCK, 0, stream>>>(d_float, 255.0f,
-                                                          n);
-    CUDA_CHECK(cudaGetLastError());
-    flip_kernel<<<grid, THREADS_PER_BLOCK, 0, stream>>>(d_out, d_float,
-                                                        width, n);
-    CUDA_CHECK(cudaGetLastError());
+    for (int step = 0; step < NAIVE_STEPS; step++)
+        launch_naive_step((naive_step)step, d_out, d_float, d_in, width,
+                          height, stream);
 }
 
 /* x / 255.0f for a byte x, without a division. __fdiv_rn costs about 12
@@ -128,7 +169,8 @@ __device__ __forceinline__ void normalize_flip_each(
  * warp's four store instructions writes 32 neighbouring float4s: one
  * contiguous 512-byte segment. (Giving each lane 16 neighbouring floats
  * looks tidier, but then one store instruction writes 32 pieces of 16
- * bytes 64 bytes apart; on an H200 that ran at a third of the speed.)
+ * bytes 64 bytes apart; on an H200 that reached 34% of the device copy
+ * rate where this layout reached 74%, less than half the speed.)
  * The source of 4 neighbouring pixels is 4 neighbouring bytes (the row
  * read backwards): one 4-byte load, 128 contiguous bytes per warp load.
  * All four loads are issued before the first store, so a lane waits for
@@ -187,24 +229,15 @@ normalize_flip_kernel(float *__restrict__ out,
     }
 }
 
-/* 32-bit indices need at most 2^30 pixels per launch (2 * row + width
- * must fit): larger images go in bands of whole rows, a multiple of 4 rows
- * so that every band starts 16-byte aligned for the float4 stores. */
-static const size_t BAND_PIXELS = (size_t)1 << 30;
-
 void launch_normalize_flip(float *d_out, const uint8_t *d_in, size_t width,
                            size_t height, cudaStream_t stream)
 {
     if (width == 0 || height == 0)
         return;
-    size_t band_rows = BAND_PIXELS / width / 4 * 4;
-    if (band_rows == 0) {
-        fprintf(stderr, "normalize_flip: rows of %zu pixels are wider than"
-                " this kernel handles (%zu)\n", width, BAND_PIXELS / 4);
-        exit(1);
-    }
-    for (size_t row0 = 0; row0 < height; row0 += band_rows) {
-        size_t rows = height - row0 < band_rows ? height - row0 : band_rows;
+    size_t rows_per_band = band_rows(width, "normalize_flip");
+    for (size_t row0 = 0; row0 < height; row0 += rows_per_band) {
+        size_t rows = height - row0 < rows_per_band ? height - row0
+                                                    : rows_per_band;
         size_t n = rows * width;
         size_t tiles = (n + TILE_FLOATS - 1) / TILE_FLOATS;
         size_t blocks = (tiles + FUSED_THREADS / 32 - 1) /

@@ -42,6 +42,10 @@
 static const size_t MIN_CEILING_BYTES = (size_t)64 << 20;
 /* Bytes each path moves per pixel: astype reads 1 and writes 4, the
  * division reads and writes 4, the flip copy reads and writes 4. */
+static const double STEP_BYTES_PER_PIXEL[NAIVE_STEPS] = {1 + 4, 4 + 4,
+                                                          4 + 4};
+static const char *const STEP_NAMES[NAIVE_STEPS] = {
+    "astype(float32)", "/ 255.0 (in place)", "flip copy"};
 static const double NAIVE_BYTES_PER_PIXEL = 1 + 4 + 4 + 4 + 4 + 4;
 static const double FUSED_BYTES_PER_PIXEL = 1 + 4;
 
@@ -68,6 +72,38 @@ static void fused_region(void *ctx)
     launch_normalize_flip(j->d_out, j->d_in, j->width, j->height, j->stream);
 }
 
+/* The naive path's three kernels, each timed on its own: events between
+ * the kernels of one run, so each step reads what the step before wrote,
+ * as in the path. --warmup runs, then --repeat timed ones; medians. */
+static void time_naive_steps(const gpu_job *j, int warmup, int repeat,
+                             cm_stats *steps)
+{
+    cudaEvent_t ev[NAIVE_STEPS + 1];
+    for (int k = 0; k <= NAIVE_STEPS; k++)
+        CUDA_CHECK(cudaEventCreate(&ev[k]));
+    double *ms = (double *)cm_host_alloc(
+        (size_t)NAIVE_STEPS * (size_t)repeat * sizeof(double), "timings");
+    for (int r = -warmup; r < repeat; r++) {
+        for (int k = 0; k < NAIVE_STEPS; k++) {
+            CUDA_CHECK(cudaEventRecord(ev[k], j->stream));
+            launch_naive_step((naive_step)k, j->d_out, j->d_float, j->d_in,
+                              j->width, j->height, j->stream);
+        }
+        CUDA_CHECK(cudaEventRecord(ev[NAIVE_STEPS], j->stream));
+        CUDA_CHECK(cudaEventSynchronize(ev[NAIVE_STEPS]));
+        for (int k = 0; r >= 0 && k < NAIVE_STEPS; k++) {
+            float step_ms;
+            CUDA_CHECK(cudaEventElapsedTime(&step_ms, ev[k], ev[k + 1]));
+            ms[(size_t)k * repeat + r] = step_ms;
+        }
+    }
+    for (int k = 0; k < NAIVE_STEPS; k++)
+        steps[k] = cm_stats_of(ms + (size_t)k * repeat, repeat);
+    for (int k = 0; k <= NAIVE_STEPS; k++)
+        CUDA_CHECK(cudaEventDestroy(ev[k]));
+    free(ms);
+}
+
 typedef struct {
     gpu_job gpu;
     const uint8_t *h_in;
@@ -89,14 +125,16 @@ static void round_trip_region(void *ctx)
     CUDA_CHECK(cudaStreamSynchronize(r->gpu.stream));
 }
 
-/* One timed step: a row of the report (and of the --csv file). */
+/* One timed step: a row of the report (and of the --csv file); indent 1
+ * for a part of the row above. */
 static timing_row report(const char *step, double bytes, cm_stats s,
-                         double ceiling_gbps)
+                         double ceiling_gbps, int indent)
 {
     timing_row row = {step, bytes, s};
     double gbps = cm_gbps(bytes, s.median_ms);
-    printf("  %-22s %9.3f ms median (min %.3f, max %.3f), %8.1f GB/s",
-           step, s.median_ms, s.min_ms, s.max_ms, gbps);
+    printf("  %*s%-*s %9.3f ms median (min %.3f, max %.3f), %8.1f GB/s",
+           2 * indent, "", 22 - 2 * indent, step, s.median_ms, s.min_ms,
+           s.max_ms, gbps);
     if (ceiling_gbps > 0)
         printf(" = %5.1f%% of device copy", 100.0 * gbps / ceiling_gbps);
     return row;
@@ -123,7 +161,8 @@ static void time_round_trips(const gpu_job *job, const uint8_t *h_gray,
         memset(h_result[k], 0xff, out_bytes);
         round_trip r = {*job, h_in[k], h_result[k]};
         cm_stats s = cm_time_host(round_trip_region, &r, warmup, repeat);
-        rows[k] = report(names[k], FUSED_BYTES_PER_PIXEL * (double)n, s, 0);
+        rows[k] = report(names[k], FUSED_BYTES_PER_PIXEL * (double)n, s, 0,
+                         0);
         printf(", %.2fx the floor\n", s.median_ms / floor_ms);
         cm_check_equal(v, names[k], h_result[k], h_ref, CM_FLOAT32, n);
     }
@@ -225,22 +264,37 @@ int main(int argc, char **argv)
     cm_region_fn regions[2] = {naive_region, fused_region};
     const double bytes_per_pixel[2] = {NAIVE_BYTES_PER_PIXEL,
                                        FUSED_BYTES_PER_PIXEL};
-    timing_row rows[4];
-    printf("\nkernels (CUDA events; GB/s counts %.0f and %.0f bytes per "
-           "pixel):\n", NAIVE_BYTES_PER_PIXEL, FUSED_BYTES_PER_PIXEL);
+    timing_row rows[4 + NAIVE_STEPS];
+    printf("\nkernels (CUDA events; GB/s counts the bytes each reads and "
+           "writes, %.0f and %.0f per pixel):\n", NAIVE_BYTES_PER_PIXEL,
+           FUSED_BYTES_PER_PIXEL);
     for (int p = 0; p < 2; p++) {
         CUDA_CHECK(cudaMemset(d_out, 0xff, out_bytes));
         cm_stats s = cm_time_events(regions[p], &job, stream, warmup, repeat);
         rows[p] = report(names[p], bytes_per_pixel[p] * (double)n, s,
-                         copy_gbps);
+                         copy_gbps, 0);
         printf("\n");
         CUDA_CHECK(cudaMemcpy(h_out, d_out, out_bytes,
                               cudaMemcpyDeviceToHost));
         cm_check_equal(&verdict, names[p], h_out, h_ref, CM_FLOAT32, n);
+        if (p > 0)
+            continue;
+        /* Where the naive path's time goes, step by step. */
+        cm_stats steps[NAIVE_STEPS];
+        time_naive_steps(&job, warmup, repeat, steps);
+        for (int k = 0; k < NAIVE_STEPS; k++) {
+            rows[4 + k] = report(STEP_NAMES[k],
+                                 STEP_BYTES_PER_PIXEL[k] * (double)n,
+                                 steps[k], copy_gbps, 1);
+            printf("\n");
+        }
     }
-    printf("  fused is %.2fx faster than naive (it moves %.1fx fewer "
-           "bytes)\n", rows[0].stats.median_ms / rows[1].stats.median_ms,
-           NAIVE_BYTES_PER_PIXEL / FUSED_BYTES_PER_PIXEL);
+    printf("  fused is %.2fx faster than naive: it moves %.1fx fewer "
+           "bytes, at %.2fx the naive path's GB/s\n",
+           rows[0].stats.median_ms / rows[1].stats.median_ms,
+           NAIVE_BYTES_PER_PIXEL / FUSED_BYTES_PER_PIXEL,
+           rows[0].stats.median_ms / rows[1].stats.median_ms /
+               (NAIVE_BYTES_PER_PIXEL / FUSED_BYTES_PER_PIXEL));
 
     printf("\nround trips (H2D + fused kernel + D2H, host clock):\n");
     printf("  %-22s %9.3f ms (pinned H2D of the image + D2H of the "
@@ -257,7 +311,7 @@ int main(int argc, char **argv)
     save_outputs(cfg.out_png, cfg.out_npy, h_out, h_gray, width, height,
                  &verdict);
     if (opt.csv)
-        save_csv(opt.csv, rows, 4);
+        save_csv(opt.csv, rows, 4 + NAIVE_STEPS);
 
     CUDA_CHECK(cudaStreamDestroy(stream));
     CUDA_CHECK(cudaFree(d_in));
