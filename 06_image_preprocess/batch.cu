@@ -298,8 +298,11 @@ int run_batch(const batch_options *b, const cm_options *opt)
         fprintf(stderr, "\r%zu / %zu images\n", n_images, n_images);
 
     cm_verdict verdict = {0};
-    snprintf(err, sizeof err, "%zu images differ, the first is %s",
-             t.mismatched, t.mismatched ? list.paths[t.first_mismatch] : "-");
+    if (t.mismatched)
+        snprintf(err, sizeof err, "%zu of %zu differ, the first is %s",
+                 t.mismatched, t.done, list.paths[t.first_mismatch]);
+    else
+        snprintf(err, sizeof err, "%zu of %zu identical", t.done, t.done);
     cm_check_true(&verdict, "every image vs CPU reference (exact)",
                   t.mismatched == 0, err);
     snprintf(err, sizeof err, "%zu of %zu", t.done, n_images - failed);
