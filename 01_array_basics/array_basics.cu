@@ -1,18 +1,19 @@
-/* 01_array_basics - what a CuPy array is, in C: memory on the GPU plus a
- * little description (dtype, shape, nbytes, device).
+/* 01_array_basics - the lab: what a CuPy array is, in C: memory on the
+ * GPU plus a little description (dtype, shape, nbytes, device).
  *
  * Mirrors section 2.24.1.2.2 of the tutorial:
  *     x = cp.array([1, 2, 3, 4])
  *     print(x)                       # [1 2 3 4]
  * and goes on to cp.zeros, cp.arange and cp.random.rand, printing each
- * array exactly as NumPy would and checking it against its host source.
+ * array exactly as NumPy would and checking it against its host source,
+ * then times what print() costs. lesson.cu is the short, standalone
+ * version; this program uses the shared helpers in common/.
  *
  * Run: make run-01    (options: make run-01 ARGS="--help")
  */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include <cuda_runtime.h>
 #include <curand.h>
@@ -31,7 +32,7 @@ static const uint64_t RANDOM_SEED = 42;
 static const int THREADS_PER_BLOCK = 256;
 
 /* cp.arange(n): element i holds i. A grid-stride loop, so any n works with
- * a grid of bounded size. */
+ * a grid of any size (lesson.cu explains it step by step). */
 __global__ void arange_kernel(int64_t *out, size_t n)
 {
     size_t stride = (size_t)gridDim.x * blockDim.x;
@@ -40,23 +41,36 @@ __global__ void arange_kernel(int64_t *out, size_t n)
         out[i] = (int64_t)i;
 }
 
-/* A cm_array with its device memory: dtype, shape and nbytes are plain
- * host-side bookkeeping; only `data` lives on the GPU. */
+/* cp.arange(n) on the device: one block per THREADS_PER_BLOCK elements,
+ * but no more blocks than the GPU holds at once (SMs x resident blocks per
+ * SM, from the occupancy calculator): the rest would only wait for a free
+ * slot, and the grid-stride loop hands each thread several elements
+ * instead. That cap is a choice, not a limit: gridDim.x may reach 2^31-1. */
+static void launch_arange(int64_t *d_out, size_t n)
+{
+    int device, sm_count, blocks_per_sm;
+    CUDA_CHECK(cudaGetDevice(&device));
+    CUDA_CHECK(cudaDeviceGetAttribute(&sm_count,
+                                      cudaDevAttrMultiProcessorCount, device));
+    CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+        &blocks_per_sm, arange_kernel, THREADS_PER_BLOCK, 0));
+    size_t needed = (n + THREADS_PER_BLOCK - 1) / THREADS_PER_BLOCK;
+    size_t wave = (size_t)sm_count * (size_t)blocks_per_sm;
+    int blocks = (int)(needed < wave ? needed : wave);
+    arange_kernel<<<blocks, THREADS_PER_BLOCK>>>(d_out, n);
+    /* A bad launch configuration is reported here, not by the launch. */
+    CUDA_CHECK(cudaGetLastError());
+}
+
+/* Device arrays come from common/array.h: cm_array_new allocates (with
+ * cudaMalloc, after checking that the GPU has the bytes free), and dtype,
+ * shape and nbytes are plain host-side bookkeeping; only `data` lives on
+ * the GPU. lesson.cu writes the same calls out by hand. */
 static cm_array device_array(cm_dtype dtype, int ndim, size_t rows,
                              size_t cols)
 {
-    cm_array a;
-    memset(&a, 0, sizeof a);
-    a.dtype = dtype;
-    a.ndim = ndim;
-    a.shape[0] = rows;
-    a.shape[1] = cols;
-    a.size = ndim == 2 ? cm_mul_size(rows, cols, "array") : rows;
-    a.nbytes = cm_mul_size(a.size, cm_dtype_size(dtype), "array");
-    CUDA_CHECK(cudaGetDevice(&a.device));
-    cm_require_device_bytes(a.nbytes, "the array");
-    CUDA_CHECK(cudaMalloc(&a.data, a.nbytes));
-    return a;
+    size_t shape[2] = {rows, cols};
+    return cm_array_new(dtype, ndim, shape, CM_ON_DEVICE);
 }
 
 /* Prints what the array is: the pointer is a GPU virtual address, which
@@ -77,17 +91,16 @@ static void describe(const char *name, const cm_array *a)
 }
 
 /* print(x) for a device array: the CPU cannot read GPU memory, so, like
- * CuPy, we copy the whole array back first and print the copy. The copy is
- * returned so the caller can check what was printed. */
+ * CuPy, we copy the whole array back first and print the copy. That is
+ * what cm_array_print does for a device array too, but it throws its copy
+ * away; we copy into a host cm_array ourselves and return it, so that the
+ * caller can check exactly what was printed. */
 static void *print_device_array(const cm_array *a)
 {
-    void *h_copy = cm_host_alloc(a->nbytes, "the printed copy");
-    CUDA_CHECK(cudaMemcpy(h_copy, a->data, a->nbytes,
-                          cudaMemcpyDeviceToHost));
-    char *text = cm_format(h_copy, a->dtype, a->ndim, a->shape);
-    printf("%s\n", text);
-    free(text);
-    return h_copy;
+    cm_array h_copy = cm_array_new(a->dtype, a->ndim, a->shape, CM_ON_HOST);
+    cm_array_copy(&h_copy, a);
+    cm_array_print(stdout, &h_copy);
+    return h_copy.data;
 }
 
 typedef struct {
@@ -147,16 +160,12 @@ int main(int argc, char **argv)
                    CM_FLOAT64, z.size);
     free(h_printed);
 
-    /* r = cp.arange(n): computed on the GPU by our own kernel. Every launch
-     * is followed by a check: a bad launch configuration is reported only
-     * through cudaGetLastError(). */
+    /* r = cp.arange(n): computed on the GPU by our own kernel. The copy
+     * back inside print_device_array waits for it, so a fault inside the
+     * kernel would be reported there. */
     printf("\nr = cp.arange(%zu)\n", range_n);
     cm_array r = device_array(CM_INT64, 1, range_n, 0);
-    int blocks = (int)((range_n + THREADS_PER_BLOCK - 1) / THREADS_PER_BLOCK);
-    if (blocks > 65535)
-        blocks = 65535;
-    arange_kernel<<<blocks, THREADS_PER_BLOCK>>>((int64_t *)r.data, range_n);
-    CUDA_CHECK(cudaGetLastError());
+    launch_arange((int64_t *)r.data, range_n);
     describe("r", &r);
     h_printed = print_device_array(&r);
     int64_t *h_range = (int64_t *)cm_host_alloc(r.nbytes, "range reference");
@@ -194,12 +203,7 @@ int main(int argc, char **argv)
     printf("\nbig = cp.arange(%zu * %zu).reshape(%zu, %zu)\n", big_side,
            big_side, big_side, big_side);
     cm_array big = device_array(CM_INT64, 2, big_side, big_side);
-    blocks = (int)((big.size + THREADS_PER_BLOCK - 1) / THREADS_PER_BLOCK);
-    if (blocks > 65535)
-        blocks = 65535;
-    arange_kernel<<<blocks, THREADS_PER_BLOCK>>>((int64_t *)big.data,
-                                                 big.size);
-    CUDA_CHECK(cudaGetLastError());
+    launch_arange((int64_t *)big.data, big.size);
     describe("big", &big);
     h_printed = print_device_array(&big);
     int64_t *h_big = (int64_t *)cm_host_alloc(big.nbytes, "big reference");
@@ -210,8 +214,8 @@ int main(int argc, char **argv)
     free(h_big);
 
     /* What print() costs: the copy back, timed with CUDA events after a
-     * warm-up. cudaMemcpy into ordinary (pageable) memory returns only when
-     * the data has arrived, so the events bracket the whole transfer. */
+     * warm-up. The stop event is recorded after the copy on the same
+     * stream, so it completes only once the copy has. */
     printf("\ncost of print(): the device-to-host copy, median of %lld\n",
            opt.repeat);
     const cm_array *timed[2] = {&x, &big};
