@@ -4,10 +4,12 @@
  *     for i, j, k in blocks:  c[i, j] += cp.dot(a[i, k], b[k, j])
  *
  * CuPy's slices a[i:i+bs, k:k+bs] are views: a pointer into the big array
- * plus its row stride. We pass cuBLAS exactly that, so no block is ever
- * copied; beta = 1 makes cuBLAS add into C in place, so no temporary block
- * holds cp.dot's result. Blocking like this saves no memory (all of A, B
- * and C are on the GPU): outofcore.cu is the version that does.
+ * plus its row stride. cp.dot copies each such view into a contiguous
+ * temporary before calling cuBLAS (it is neither C- nor F-contiguous),
+ * writes the product to another temporary, and += adds that in a third
+ * kernel. We pass cuBLAS the view itself, so no block is ever copied, and
+ * beta = 1 makes cuBLAS add into C in place. Blocking like this saves no
+ * memory (all of A, B and C are on the GPU): outofcore.cu does.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -60,8 +62,8 @@ static void one_call(void *ctx)
 /* block_matrix_multiply(a, b, block). The k loop of one C block must run
  * in order on one stream (each call adds into the same block), but
  * different C blocks are independent: we deal them out over the streams,
- * so several block GEMMs can share the GPU. A 1000 x 1000 block alone is
- * too small to keep every SM busy. */
+ * so the GPU may run several block GEMMs at once (--streams 1: one at a
+ * time, as CuPy runs them on its one stream). */
 static void blocked_calls(void *ctx)
 {
     gemm_job *j = (gemm_job *)ctx;

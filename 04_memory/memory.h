@@ -73,7 +73,7 @@ void csv_row(FILE *csv, const char *part, const char *metric, double value,
              const char *unit);
 
 void part_blocked(memory_run *run, double *h_single, double *h_blocked);
-void part_outofcore(memory_run *run);
 void part_pool(const memory_run *run);
+void part_outofcore(memory_run *run);
 
 #endif /* MEMORY_H */

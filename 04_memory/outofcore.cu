@@ -1,4 +1,4 @@
-/* outofcore.cu - part 3 of 04_memory: the blocked GEMM that does save GPU
+/* outofcore.cu - part 4 of 04_memory: the blocked GEMM that does save GPU
  * memory. The tutorial's blocking keeps A, B and C on the GPU, so it needs
  * as much memory as one call. Here A, B and C stay in pinned host memory
  * and only what fits in --mem-limit is on the GPU. Two plans (tiling.h):
@@ -205,7 +205,7 @@ void part_outofcore(memory_run *run)
 {
     size_t n = run->n, bytes = n * n * sizeof(double);
     char t1[96], t2[96], t3[96], t4[96], described[640];
-    printf("\n== 3. out-of-core blocked GEMM: A, B, C on the host, at most "
+    printf("\n== 4. out-of-core blocked GEMM: A, B, C on the host, at most "
            "%s on the GPU ==\n",
            cm_fmt_bytes(run->mem_limit, t1, sizeof t1));
 

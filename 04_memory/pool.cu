@@ -1,4 +1,4 @@
-/* pool.cu - part 4 of 04_memory: giving memory back, CuPy's way.
+/* pool.cu - part 3 of 04_memory: giving memory back, CuPy's way.
  *
  *     x = cp.random.rand(10000, 10000)
  *     y = cp.dot(x, x)
@@ -10,8 +10,10 @@
  * array reuses it without asking the driver, and only free_all_blocks()
  * gives unused blocks back to the GPU. CUDA's stream-ordered allocator
  * (cudaMallocAsync / cudaFreeAsync) keeps the same kind of pool per device;
- * cudaMemPoolTrimTo(pool, 0) is its free_all_blocks(). The pool counts
- * "used" (held by live allocations) and "reserved" (taken from the GPU).
+ * cudaMemPoolTrimTo(pool, 0) is its free_all_blocks(); CuPy's own pool on
+ * that allocator is cupy.cuda.MemoryAsyncPool, whose free_all_blocks() is
+ * a synchronize and that trim. The pool counts "used" (held by live
+ * allocations) and "reserved" (taken from the GPU, in chunks).
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -78,7 +80,7 @@ void part_pool(const memory_run *run)
 {
     size_t n = run->n, bytes = n * n * sizeof(double);
     cm_verdict *v = run->verdict;
-    printf("\n== 4. releasing memory: del x; free_all_blocks() ==\n");
+    printf("\n== 3. releasing memory: del x; free_all_blocks() ==\n");
     cm_require_device_bytes(cm_mul_size(2, bytes, "x and y"), "x and y");
     cudaMemPool_t pool;
     CUDA_CHECK(cudaDeviceGetDefaultMemPool(&pool, run->device));
@@ -129,8 +131,10 @@ void part_pool(const memory_run *run)
                (long long)(s1.used - s2.used),
                (long long)(s2.reserved - s1.reserved), free_moved);
 
-    /* free_all_blocks(): what no live allocation holds goes back. y is
-     * still alive, so its memory (and any page it shares) stays. */
+    /* free_all_blocks(): the pool gives back the chunks no live
+     * allocation touches. y is still alive, so its chunks stay, including
+     * one it may share with x: x and y lie back to back in the pool, so
+     * the trim may keep a little more than y's own bytes. */
     CUDA_CHECK(cudaMemPoolTrimTo(pool, 0));
     pool_state s3 = look(pool, "free_all_blocks() (TrimTo 0):");
     long long released = (long long)(s2.reserved - s3.reserved);
