@@ -1,0 +1,156 @@
+/* 07_bandwidth/exercise.cu - time the transfer right, then make it fast.
+ * This is lesson.cu with five lines replaced by FIXME lines. It builds and
+ * runs, and its last line says FAIL until all five are fixed:
+ *   1. h_pinned is allocated with malloc: allocate page-locked memory.
+ *   2. ...and free it with the call that matches.
+ *   3. time_h2d reads the time before the GPU has reached the stop event.
+ *   4. time_h2d copies every piece to the same place on the device.
+ *   5. The packed copy moves one array instead of all 1000.
+ * Hints: the CUDA calls you need all appear in the chapter's README; an
+ * event has a time once the GPU has passed it; piece i starts i * elems
+ * elements in; the packed buffer holds ARRAYS * ARRAY_ELEMS elements.
+ *   nvcc -O2 -o exercise exercise.cu
+ *   ./exercise
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <cuda_runtime.h>
+
+/* Every CUDA call returns a status; we stop at the first failure and say
+   which call failed, where, and why. Never compiled out. */
+#define CUDA_CHECK(call)                                                  \
+    do {                                                                  \
+        cudaError_t err_ = (call);                                        \
+        if (err_ != cudaSuccess) {                                        \
+            fprintf(stderr, "%s:%d: %s failed: %s: %s\n", __FILE__,       \
+                    __LINE__, #call, cudaGetErrorName(err_),              \
+                    cudaGetErrorString(err_));                            \
+            exit(1);                                                      \
+        }                                                                 \
+    } while (0)
+
+static const size_t N = 10000 * 10000;     /* x_np's elements: 800 MB */
+static const size_t ARRAYS = 1000, ARRAY_ELEMS = 1024;   /* 8 KiB each */
+static char g_failure[160];                /* the first failed check */
+#define FAIL_ONCE(...) \
+    (void)(g_failure[0] || snprintf(g_failure, sizeof g_failure, __VA_ARGS__))
+
+/* Copies n doubles at d_src back into h_back, first filled with 0xFF bytes
+   (a NaN: a copy that never happened cannot pass), compares with h_want. */
+static void check_copy(const char *what, const double *d_src,
+                       const double *h_want, double *h_back, size_t n)
+{
+    memset(h_back, 0xFF, n * sizeof(double));
+    CUDA_CHECK(cudaMemcpy(h_back, d_src, n * sizeof(double),
+                          cudaMemcpyDeviceToHost));
+    size_t i = 0;
+    while (i < n && h_back[i] == h_want[i])
+        i++;
+    if (i < n)
+        FAIL_ONCE("%s, element %zu: got %g, expected %g", what, i,
+                  h_back[i], h_want[i]);
+    else
+        printf("check %s: %zu elements identical ok\n", what, n);
+}
+
+/* Copies `pieces` pieces of `elems` doubles, piece i from h_src + i * elems
+   to d_dst + i * elems: once (warm-up), then timed by CUDA events. */
+static void time_h2d(const char *what, double *d_dst, const double *h_src,
+                     size_t pieces, size_t elems)
+{
+    size_t bytes = pieces * elems * sizeof(double);
+    cudaEvent_t start, stop;
+    CUDA_CHECK(cudaEventCreate(&start));
+    CUDA_CHECK(cudaEventCreate(&stop));
+    float ms = 0;
+    for (int run = 0; run < 2; run++) {
+        CUDA_CHECK(cudaMemset(d_dst, 0xFF, bytes));   /* poison, as above */
+        CUDA_CHECK(cudaEventRecord(start, 0));
+        /* This returns at once from pinned memory, from pageable memory once
+           the CPU has staged the bytes: the GPU may still be copying. */
+        for (size_t i = 0; i < pieces; i++)
+            CUDA_CHECK(cudaMemcpyAsync(d_dst, h_src + i * elems, /* FIXME 4 */
+                                       elems * sizeof(double),
+                                       cudaMemcpyHostToDevice, 0));
+        CUDA_CHECK(cudaEventRecord(stop, 0));
+        /* FIXME 3: the GPU may still be copying */
+        if (cudaEventQuery(stop) == cudaErrorNotReady)   /* read too early */
+            FAIL_ONCE("%s: stop event, got not done, expected done", what);
+        else
+            CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));
+    }
+    CUDA_CHECK(cudaEventDestroy(start));
+    CUDA_CHECK(cudaEventDestroy(stop));
+    printf("%-36s %8.3f ms %6.2f GB/s %7.2f us/copy\n", what, ms,
+           bytes / (ms * 1e6), ms * 1e3 / pieces);
+}
+
+int main(void)
+{
+    /* No driver or no GPU: one line, and exit 77, which test harnesses
+       (CTest here) count as "skipped" rather than "failed". */
+    int device_count = 0;
+    cudaError_t status = cudaGetDeviceCount(&device_count);
+    if (status != cudaSuccess || device_count == 0) {
+        fprintf(stderr, "no usable CUDA device: %s\n", status != cudaSuccess
+                ? cudaGetErrorString(status) : "no device found");
+        return 77;
+    }
+    /* x_np in pageable memory, holding i at [i]: every check is exact.
+       Filling it makes the OS hand over its pages now, not in a timing. */
+    size_t bytes = N * sizeof(double), small = ARRAYS * ARRAY_ELEMS;
+    double *h_x = (double *)malloc(bytes), *h_back = (double *)malloc(bytes);
+    if (!h_x || !h_back) {
+        printf("FAIL: malloc of 2 x %zu bytes, got NULL\n", bytes);
+        return 1;
+    }
+    for (size_t i = 0; i < N; i++)
+        h_x[i] = (double)i;
+
+    /* The tutorial's number: the host clock around the first CUDA work,
+       so it includes creating the context (cudaMalloc does that) and the
+       first cudaMalloc, not loading the driver (cudaGetDeviceCount did). */
+    double *d_x, *h_pinned;
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    CUDA_CHECK(cudaMalloc((void **)&d_x, bytes));
+    CUDA_CHECK(cudaMemcpy(d_x, h_x, bytes, cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaDeviceSynchronize());   /* it may return before the end */
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    double ms = (t1.tv_sec - t0.tv_sec) * 1e3 + (t1.tv_nsec - t0.tv_nsec) / 1e6;
+    printf("x_np: %zu bytes; GB/s = 1e9 bytes/s\n%-36s %8.3f ms %6.2f GB/s\n",
+           bytes, "first call incl. context, host clock", ms, bytes / ms / 1e6);
+    check_copy("first call", d_x, h_x, h_back, N);
+
+    time_h2d("pageable (malloc), events", d_x, h_x, 1, N);   /* the right way */
+    check_copy("pageable H2D", d_x, h_x, h_back, N);
+    /* Pinned (page-locked) memory: the copy engine reads it directly, with
+       no staging copy by the CPU. Pinning is slow: pin once, reuse. */
+    h_pinned = (double *)malloc(bytes);   /* FIXME 1: page-locked memory */
+    struct cudaPointerAttributes attr;     /* does the driver agree? */
+    CUDA_CHECK(cudaPointerGetAttributes(&attr, h_pinned));
+    if (attr.type != cudaMemoryTypeHost)
+        FAIL_ONCE("h_pinned's memory type, got %d, expected %d (pinned)",
+                  (int)attr.type, (int)cudaMemoryTypeHost);
+    memcpy(h_pinned, h_x, bytes);
+    time_h2d("pinned (cudaMallocHost), events", d_x, h_pinned, 1, N);
+    check_copy("pinned H2D", d_x, h_x, h_back, N);
+
+    /* [cp.asarray(a) for a in arrays], 1000 arrays of 8 KiB (the start of
+       x_np): each copy pays a fixed cost. Packed in one pinned buffer they
+       pay it once (packing scattered arrays costs the CPU a copy too). */
+    time_h2d("1000 x 8 KiB, one copy each", d_x, h_x, ARRAYS, ARRAY_ELEMS);
+    check_copy("one copy each", d_x, h_x, h_back, small);
+    time_h2d("1000 x 8 KiB packed in pinned memory", d_x, h_pinned, 1,
+             ARRAY_ELEMS);   /* FIXME 5: how many elements are packed? */
+    check_copy("packed copy", d_x, h_x, h_back, small);
+
+    CUDA_CHECK(cudaFree(d_x));
+    free(h_pinned);   /* FIXME 2: the free that matches FIXME 1 */
+    free(h_x);
+    free(h_back);
+    printf(g_failure[0] ? "FAIL: %s\n" : "PASS\n", g_failure);
+    return g_failure[0] ? 1 : 0;
+}
