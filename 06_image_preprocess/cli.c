@@ -1,6 +1,6 @@
 /* cli.c - options and their checks, all made before the GPU is touched. */
 #include "cli.h"
-#include "batch_inputs.h"
+#include "batch/batch_inputs.h"
 #include "image_io.h"
 #include "reference.h"
 

@@ -31,7 +31,7 @@
 #include "kernels.h"
 #include "options.h"
 #include "outputs.h"
-#include "preprocess.h"
+#include "batch/batch.h"
 #include "reference.h"
 #include "timing.h"
 #include "units.h"

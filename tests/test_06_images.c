@@ -4,8 +4,8 @@
  * clear message naming the file for every broken one.
  */
 #include "test.h"
-#include "../06_image_preprocess/batch_inputs.h"
-#include "../06_image_preprocess/decode_pool.h"
+#include "../06_image_preprocess/batch/batch_inputs.h"
+#include "../06_image_preprocess/batch/decode_pool.h"
 #include "../06_image_preprocess/image_io.h"
 #include "../06_image_preprocess/reference.h"
 

@@ -7,7 +7,7 @@
  * TSan: make ... SANITIZE=thread.
  */
 #include "test.h"
-#include "../06_image_preprocess/decode_pool.h"
+#include "../06_image_preprocess/batch/decode_pool.h"
 
 #include <stdatomic.h>
 #include <stdint.h>

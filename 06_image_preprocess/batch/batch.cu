@@ -23,18 +23,19 @@
 #include <cuda_runtime.h>
 
 #include "alloc.h"
-#include "batch_inputs.h"
 #include "check.h"
-#include "decode_pool.h"
 #include "device.h"
 #include "files.h"
-#include "kernels.h"
-#include "npy.h"
-#include "preprocess.h"
-#include "reference.h"
 #include "timing.h"
 #include "units.h"
 #include "verify.h"
+
+#include "../kernels.h"
+#include "../npy.h"
+#include "../reference.h"
+#include "batch.h"
+#include "batch_inputs.h"
+#include "decode_pool.h"
 
 static const int DEFAULT_STREAMS = 3;
 static const int MAX_DEFAULT_THREADS = 16;

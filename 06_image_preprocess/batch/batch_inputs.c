@@ -1,7 +1,7 @@
 /* batch_inputs.c - collecting, checking and decoding the batch's files. */
 #include "batch_inputs.h"
-#include "image_io.h"
-#include "reference.h"
+#include "../image_io.h"
+#include "../reference.h"
 
 #include <ctype.h>
 #include <dirent.h>
