@@ -127,9 +127,9 @@ int main(int argc, char **argv)
     printf("r = cp.arange(%d): %d blocks (%d SMs x %d) x %d threads\n",
            ARANGE_N, blocks, sm_count, blocks_per_sm, THREADS_PER_BLOCK);
 
-    /* A fault inside a running kernel (a write through a bad pointer)
-       shows up at the next call that waits for the GPU, like this one, and
-       is sticky: every later call fails too, until the process exits. (A
+    /* A fault inside a running kernel (a write through a bad pointer) is
+       reported by a later call, at the latest the next one that waits for
+       the GPU, like this one; it is sticky: every call after fails too. (A
        write just past the end may not fault; compute-sanitizer finds it.) */
     CUDA_CHECK(cudaMemcpy(h_r, d_r, sizeof h_r, cudaMemcpyDeviceToHost));
     print_int64(h_r, ARANGE_N);
