@@ -108,9 +108,12 @@ int io_load_gray(const char *path, size_t max_pixels, io_image *img,
         free(data);
         return -1;
     }
-    /* Asking for 1 channel converts like IMREAD_GRAYSCALE: RGB to luma
-     * (r*77 + g*150 + b*29) >> 8, alpha dropped, 16 bits to the top 8,
-     * palette indices to their colours first. */
+    /* Asking for 1 channel converts like IMREAD_GRAYSCALE: a (YCbCr)
+     * JPEG gives its luma channel Y as it is, as OpenCV's does; other
+     * colour images go to (77 r + 150 g + 29 b) >> 8, never above and
+     * at most one level below OpenCV's rounded 0.299 r + 0.587 g +
+     * 0.114 b; alpha is dropped, 16 bits become their top 8, palette
+     * indices their colours first. */
     int w, h, channels_in_file;
     uint8_t *pixels = stbi_load_from_memory(data, (int)len, &w, &h,
                                             &channels_in_file, 1);

@@ -1,6 +1,7 @@
 /* kernels.cu - the GPU side of 06_image_preprocess: the tutorial's three
  * steps as CuPy runs them (three kernels), and one kernel that fuses
- * them. preprocess.cu times and checks both; batch.cu runs the fused one.
+ * them. preprocess.cu times and checks both; batch/batch.cu runs the
+ * fused one.
  */
 #include <stdint.h>
 #include <stdio.h>

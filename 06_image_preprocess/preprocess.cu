@@ -9,8 +9,8 @@
  * first step by step (three kernels, as CuPy runs them), then as one fused
  * kernel (all in kernels.cu); both are timed against the GPU's measured
  * copy bandwidth, and the whole round trip against the PCIe floor. A
- * folder or a list of images goes through the pipeline of batch.cu
- * instead.
+ * folder, several images or --list FILE go through the batch tool in
+ * batch/ instead.
  *
  * Run: make run-06          (a built-in 10000 x 10000 test image)
  *      make run-06 ARGS="photo.jpg --out-png flipped.png --out-npy x.npy"

@@ -24,8 +24,8 @@ size_t ref_first_mismatch(const float *out, const uint8_t *in, size_t width,
                           size_t height)
 {
     /* Only 256 results are possible: divide once for each, then look
-     * them up. A batch checks every image on one core, and a division
-     * per pixel would make the check slower than the GPU's work. */
+     * them up. A batch checks every image on the CPU, and a division
+     * per pixel would make the check cost far more than the GPU's work. */
     float quotient[256];
     for (int v = 0; v < 256; v++)
         quotient[v] = (float)v / 255.0f;

@@ -1,15 +1,16 @@
-/* batch.cu - the batch half of 06_image_preprocess: many image files into
+/* batch.cu - the batch tool of 06_image_preprocess: many image files into
  * one (N, H, W) float32 tensor, as a real preprocessing job needs.
  *
- * A pipeline, so that the CPU cores, both copy engines and the GPU all
- * work at once:
+ * A pipeline whose stages work on different images at once:
  *   decode threads (decode_pool.c) -> pinned staging buffers ->
  *   cudaMemcpyAsync H2D -> fused kernel -> cudaMemcpyAsync D2H -> file
  * Image i goes to stream i % S. While its copy runs, the images before it
  * compute and copy back on the other streams, and the decode threads are
- * already working on the images after it. Each result is checked
- * against the CPU reference by the decode threads, in row bands, while
- * the main thread appends it to the file.
+ * already working on the images after it. The main thread alone appends
+ * each result to the .npy, in input order, while the decode threads check
+ * it against the CPU reference in row bands. The slowest stage sets the
+ * pace, and the report names it from measured times (print_limit): with
+ * small images that decode quickly it can be the write to the file.
  *
  * Run: make run-06 ARGS="images/ --out-npy batch.npy"
  *      make run-06 ARGS="--list files.txt --resize 224x224 --skip-bad"
