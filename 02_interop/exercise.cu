@@ -116,7 +116,7 @@ int main(int argc, char **argv)
        x_np_from_cp = cp.asnumpy(x_cp): host memory (h_back), copy out.
        CuPy itself (cupy/_core/core.pyx) does more: cp.asarray of a pageable
        NumPy array copies it on the CPU into a buffer from CuPy's pinned
-       memory pool (pinned by cudaHostAlloc on first use), then starts
+       memory pool (cudaHostAlloc when none is free), then starts
        cudaMemcpyAsync into memory from CuPy's device pool (chapter 04) and
        returns without waiting; cp.asnumpy copies into a new NumPy array
        with cudaMemcpyAsync and waits. A host clock around cp.asarray times
