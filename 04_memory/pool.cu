@@ -133,8 +133,8 @@ void part_pool(const memory_run *run)
 
     /* free_all_blocks(): the pool gives back the chunks no live
      * allocation touches. y is still alive, so its chunks stay, including
-     * one it may share with x: x and y lie back to back in the pool, so
-     * the trim may keep a little more than y's own bytes. */
+     * one it may share with x (the two can lie back to back in the pool),
+     * so the trim may keep a little more than y's own bytes. */
     CUDA_CHECK(cudaMemPoolTrimTo(pool, 0));
     pool_state s3 = look(pool, "free_all_blocks() (TrimTo 0):");
     long long released = (long long)(s2.reserved - s3.reserved);
