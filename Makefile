@@ -53,8 +53,8 @@ NEEDS_STB := 06_image_preprocess
 LIBCOMMON := $(BUILD)/lib/libcommon.a
 
 num    = $(firstword $(subst _, ,$(1)))
-lab_src = $(filter-out %/lesson.cu %/exercise.cu,\
-  $(wildcard $(1)/*.cu $(1)/*.c $(1)/*/*.cu $(1)/*/*.c))
+lab_src = $(if $(1),$(filter-out %/lesson.cu %/exercise.cu,\
+  $(wildcard $(1)/*.cu $(1)/*.c $(1)/*/*.cu $(1)/*/*.c)))
 objs   = $(patsubst %,$(BUILD)/obj/%.o,$(call lab_src,$(1)))
 c_objs = $(patsubst %,$(BUILD)/obj/%.o,$(filter %.c,$(call lab_src,$(1))))
 # Lessons and exercises stand alone: no common/, no project headers, built
