@@ -6,16 +6,20 @@
 #include <stdint.h>
 #include <string.h>
 
-/* Unit roundoffs: u = 2^-p for a format with p significant bits, the
- * largest relative error of rounding to nearest.
+/* Unit roundoffs: u = 2^-p for a format with p significant bits (the
+ * implicit leading 1 included), the largest relative error of rounding to
+ * nearest.
  *  fp64: inputs exact, p = 53.
  *  fp32: inputs rounded once from fp64 (p = 24); cublasSgemm's fused
  *        multiply-adds round each step to nearest, 2^-24.
  *  tf32: our fp64 -> fp32 conversion, then the tensor cores use only the
  *        top 11 significant bits. We allow truncation there (2^-10, twice
  *        the round-to-nearest 2^-11): cuBLAS does not promise rounding.
- *  bf16: __double2bfloat16 rounds to nearest with p = 8, so 2^-8. The
- *        8 x 8-bit products are exact in fp32.
+ *        A product of two 11-bit significands has at most 22 bits: exact
+ *        in fp32.
+ *  bf16: 16-bit storage, p = 8; __double2bfloat16 rounds to nearest, so
+ *        2^-8. Products of two 8-bit significands (16 bits) are exact in
+ *        fp32.
  * Tensor cores (tf32, bf16) add in fp32 but are not documented to round
  * to nearest (Fasi et al., "Numerical behavior of NVIDIA tensor cores",
  * 2021, measured truncation), so one step may lose a whole ulp: 2^-23. */

@@ -1,13 +1,16 @@
 /* gemm_study.cu - what precision costs and buys, and where the GPU fills
- * up: the second part of chapter 03 (the first is matmul.cu).
+ * up: the second part of chapter 03's lab (the first is matmul.cu).
  *
- * CuPy picks the GEMM from the dtype: cp.dot on float32 arrays is
- * cublasSgemm, and with CUPY_TF32=1 it may use TF32 tensor cores. Here the
- * four choices sit side by side on the same A and B:
- *   fp64  cublasDgemm                     the tutorial's
+ * CuPy picks the GEMM from the dtype: cp.dot is cublasGemmEx with
+ * CUBLAS_COMPUTE_64F on float64 arrays and CUBLAS_COMPUTE_32F on float32,
+ * CUBLAS_COMPUTE_32F_FAST_TF32 (TF32 tensor cores) with CUPY_TF32=1. Here
+ * four choices sit side by side on the same A and B (significand bits
+ * counted with the implicit leading 1):
+ *   fp64  cublasDgemm                     the tutorial's, 53 bits
  *   fp32  cublasSgemm                     inputs rounded to 24 bits
  *   tf32  cublasGemmEx, FAST_TF32         tensor cores read 11 bits
- *   bf16  cublasGemmEx, bf16 in, fp32 sum 8-bit inputs, the AI format
+ *   bf16  cublasGemmEx, bf16 in, fp32 sum 16-bit inputs with 8 bits of
+ *                                         significand and fp32's exponent
  * Each is timed (warm-up, CUDA events, median) and its relative error
  * against float64 is checked against the bound in gemm_plan.c.
  */
