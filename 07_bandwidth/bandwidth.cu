@@ -100,8 +100,11 @@ static void part1_tutorial(bw_report *r, bw_buffers *b, int device,
     bw_add_row(r, "pageable H2D, tutorial way", b->bytes, "H2D",
                tutorial_ms);
 
-    /* The right way: the same copies, warm, many times, median. Host
-     * clock and CUDA events agree once the first-call costs are gone. */
+    /* The right way: the same copies, warm, many times, median. Once the
+     * host waits for the GPU before reading it, the host clock times the
+     * same span as the events; the two columns still differ because they
+     * are two batches run one after the other, and a pageable copy's speed
+     * (the CPU's staging copy) drifts between batches. */
     printf("   warm (after %d untimed), median of %d:\n%47s%25s\n",
            r->warmup, r->repeat, "host clock", "CUDA events");
     bw_copy h2d = {b->d_x, b->h_x, b->bytes, cudaMemcpyHostToDevice, 0, 0};

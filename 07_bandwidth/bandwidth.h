@@ -24,6 +24,7 @@ typedef struct {
     cm_verdict verdict;
     /* Benchmark ratios the parts measure (0 when not measured). */
     double batched_speedup;   /* packed copy vs one by one, pageable */
+    double pack_speedup;      /* CPU packing + one copy vs the same */
     double both_ways_ratio;   /* H2D+D2H at once vs the faster alone */
 } bw_report;
 

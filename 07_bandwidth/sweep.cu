@@ -113,7 +113,10 @@ int bw_sweep(size_t min, size_t max, int warmup, int repeat,
     }
     printf("%s", table);
     free(table);
-    printf("fixed cost: a %s copy takes %.1f us pinned H2D, %.1f us "
+    /* One copy between two events: its whole latency, with nothing of
+     * another copy overlapping it (more than part 3's cost per extra copy
+     * queued back to back). */
+    printf("one copy alone: a %s copy takes %.1f us pinned H2D, %.1f us "
            "pageable H2D\nhalf of the best rate is reached at:",
            cm_fmt_bytes_short(sizes[0], text, sizeof text),
            points[0].ms[BW_PINNED_H2D] * 1e3,
