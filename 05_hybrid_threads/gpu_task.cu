@@ -90,7 +90,7 @@ int lane_gemm(gpu_lane *lane, size_t n, char *err, size_t err_len)
     int side = (int)n;
     TRY_CUBLAS(cublasDgemm(lane->handle, CUBLAS_OP_N, CUBLAS_OP_N, side,
                            side, side, &one, lane->d_b, side, lane->d_a,
-                           side, &zero, lane->d_c, side));
+                           side, &zero, lane->d_c, side), err, err_len);
     return 0;
 }
 
@@ -116,7 +116,7 @@ int lane_stage_times(gpu_lane *lane, const run_clock *clock,
     float ms[4];
     for (int i = 0; i < 4; i++)
         TRY_CUDA(cudaEventElapsedTime(&ms[i], clock->event,
-                                      lane->marks[i]));
+                                      lane->marks[i]), err, err_len);
     for (int s = STAGE_H2D; s <= STAGE_D2H; s++) {
         record->start_ms[s] = ms[s - STAGE_H2D];
         record->end_ms[s] = ms[s - STAGE_H2D + 1];

@@ -41,42 +41,54 @@ static const size_t QUICK_N = 300;
 static const int QUICK_TASKS = 5, QUICK_WORKERS = 2, QUICK_THREADS = 2;
 
 /* The tutorial's compute_matrix_mult: cp.asarray(a), cp.asarray(b),
- * cp.dot, cp.asnumpy. cudaMemcpy from pageable memory goes through a
- * staging buffer and blocks the calling thread until it is done. */
+ * cp.dot, cp.asnumpy. A cudaMemcpy to or from pageable memory goes
+ * through a pinned staging buffer and returns only when the host buffer
+ * may be used again (device to host: when the data is in it). Returns 0,
+ * or 1 with the failed call in err (err_len bytes), as TRY_CUDA does. */
 static int compute_matrix_mult(gpu_lane *lane, task_data *d, char *err,
                                size_t err_len)
 {
     size_t bytes = d->n * d->n * sizeof(double);
-    TRY_CUDA(cudaEventRecord(lane->marks[0], lane->stream));
-    TRY_CUDA(cudaMemcpy(lane->d_a, d->h_a, bytes, cudaMemcpyHostToDevice));
-    TRY_CUDA(cudaMemcpy(lane->d_b, d->h_b, bytes, cudaMemcpyHostToDevice));
-    TRY_CUDA(cudaEventRecord(lane->marks[1], lane->stream));
+    TRY_CUDA(cudaEventRecord(lane->marks[0], lane->stream), err, err_len);
+    TRY_CUDA(cudaMemcpy(lane->d_a, d->h_a, bytes, cudaMemcpyHostToDevice),
+             err, err_len);
+    TRY_CUDA(cudaMemcpy(lane->d_b, d->h_b, bytes, cudaMemcpyHostToDevice),
+             err, err_len);
+    TRY_CUDA(cudaEventRecord(lane->marks[1], lane->stream), err, err_len);
     if (lane_gemm(lane, d->n, err, err_len) != 0)
         return 1;
-    TRY_CUDA(cudaEventRecord(lane->marks[2], lane->stream));
-    TRY_CUDA(cudaMemcpy(d->h_c, lane->d_c, bytes, cudaMemcpyDeviceToHost));
-    TRY_CUDA(cudaEventRecord(lane->marks[3], lane->stream));
-    TRY_CUDA(cudaEventSynchronize(lane->marks[3]));
+    TRY_CUDA(cudaEventRecord(lane->marks[2], lane->stream), err, err_len);
+    TRY_CUDA(cudaMemcpy(d->h_c, lane->d_c, bytes, cudaMemcpyDeviceToHost),
+             err, err_len);
+    TRY_CUDA(cudaEventRecord(lane->marks[3], lane->stream), err, err_len);
+    TRY_CUDA(cudaEventSynchronize(lane->marks[3]), err, err_len);
     return 0;
 }
 
-/* Prep and check on the calling thread, timed on the run's clock. */
-static void prep_here(const settings *s, task_data *d, int k,
-                      const run_clock *clock, task_record *r)
+/* Prep and check on the calling thread, timed on the run's clock. Each
+ * returns 0, or 1 with the task and the reason in *failure. */
+static int prep_here(const settings *s, task_data *d, int k,
+                     const run_clock *clock, task_record *r,
+                     run_failure *failure)
 {
-    char unused[8];
+    const task_cpu here = {NULL, 1, 0};
     r->start_ms[STAGE_PREP] = run_clock_ms(clock);
-    task_prepare(d, s->seed, k, NULL, 1, k, &r->cpu_ms, unused,
-                 sizeof unused);
+    int failed = task_prepare(d, s->seed, k, here, &r->cpu_ms,
+                              failure->message,
+                              sizeof failure->message) != 0;
     r->end_ms[STAGE_PREP] = run_clock_ms(clock);
+    if (failed)
+        failure->task = k;
+    return failed;
 }
 
 static int check_here(task_data *d, const run_clock *clock, task_record *r,
                       run_failure *failure, int k)
 {
+    const task_cpu here = {NULL, 1, 0};
     double check_ms;
     r->start_ms[STAGE_CHECK] = run_clock_ms(clock);
-    int failed = task_check(d, NULL, 1, k, &check_ms, &r->worst_ratio,
+    int failed = task_check(d, here, &check_ms, &r->worst_ratio,
                             failure->message, sizeof failure->message);
     r->end_ms[STAGE_CHECK] = run_clock_ms(clock);
     r->cpu_ms += check_ms;
@@ -93,7 +105,8 @@ double run_serial(const settings *s, simple_mode *m, run_clock *clock,
     run_clock_start(clock);
     for (int k = 0; k < s->tasks; k++) {
         records[k].worker = 0;
-        prep_here(s, d, k, clock, &records[k]);
+        if (prep_here(s, d, k, clock, &records[k], failure))
+            break;
         if (compute_matrix_mult(&m->lane, d, failure->message,
                                 sizeof failure->message) != 0 ||
             lane_stage_times(&m->lane, clock, &records[k],
@@ -122,7 +135,7 @@ static int offload_task(void *arg, int worker, char *err, size_t err_len)
     (void)worker;
     /* The current GPU is a per-thread setting: a new thread starts on
      * device 0, whatever main() chose. */
-    TRY_CUDA(cudaSetDevice(job->device));
+    TRY_CUDA(cudaSetDevice(job->device), err, err_len);
     return compute_matrix_mult(job->lane, job->d, err, err_len);
 }
 
@@ -135,7 +148,7 @@ double run_offload(const settings *s, simple_mode *m, run_clock *clock,
 {
     memset(stats, 0, sizeof *stats);
     run_clock_start(clock);
-    prep_here(s, &m->sets[0], 0, clock, &records[0]);
+    prep_here(s, &m->sets[0], 0, clock, &records[0], failure);
     for (int k = 0; k < s->tasks && failure->task < 0; k++) {
         offload_job job = {&m->lane, &m->sets[k % 2], s->device};
         records[k].worker = 0;
@@ -150,7 +163,7 @@ double run_offload(const settings *s, simple_mode *m, run_clock *clock,
                        failure, k - 1);
         if (failure->task < 0 && k + 1 < s->tasks)
             prep_here(s, &m->sets[(k + 1) % 2], k + 1, clock,
-                      &records[k + 1]);
+                      &records[k + 1], failure);
         double wait_start = cm_now_ms();
         int status = pool_wait(f);
         stats->main_work_ms += wait_start - work_start;

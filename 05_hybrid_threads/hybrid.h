@@ -56,26 +56,29 @@ typedef struct {
 } run_failure;
 
 /* Inside a pool task a failed call must not exit(): other threads still
- * use the GPU. These put CUDA_CHECK's message into the task's error
- * (needs `err` and `err_len` in scope) and return 1; the caller shuts the
- * pool down and then exits. */
-#define TRY_CUDA(call)                                                     \
+ * use the GPU. TRY_CUDA(call, err, err_len) writes CUDA_CHECK's message
+ * into the buffer err (err_len bytes: the task's error, which reaches the
+ * caller through its future) and makes the enclosing function return 1;
+ * the caller shuts the pool down and then exits. TRY_CUBLAS likewise. */
+#define TRY_CUDA(call, err, err_len)                                       \
     do {                                                                   \
         cudaError_t try_err_ = (call);                                     \
         if (try_err_ != cudaSuccess) {                                     \
-            snprintf(err, err_len, "%s:%d: %s failed: %s: %s", __FILE__,   \
-                     __LINE__, #call, cudaGetErrorName(try_err_),          \
+            snprintf((err), (err_len), "%s:%d: %s failed: %s: %s",         \
+                     __FILE__, __LINE__, #call,                            \
+                     cudaGetErrorName(try_err_),                           \
                      cudaGetErrorString(try_err_));                        \
             return 1;                                                      \
         }                                                                  \
     } while (0)
 
-#define TRY_CUBLAS(call)                                                   \
+#define TRY_CUBLAS(call, err, err_len)                                     \
     do {                                                                   \
         cublasStatus_t try_st_ = (call);                                   \
         if (try_st_ != CUBLAS_STATUS_SUCCESS) {                            \
-            snprintf(err, err_len, "%s:%d: %s failed: %s: %s", __FILE__,   \
-                     __LINE__, #call, cublasGetStatusName(try_st_),        \
+            snprintf((err), (err_len), "%s:%d: %s failed: %s: %s",         \
+                     __FILE__, __LINE__, #call,                            \
+                     cublasGetStatusName(try_st_),                         \
                      cublasGetStatusString(try_st_));                      \
             return 1;                                                      \
         }                                                                  \

@@ -35,7 +35,8 @@ typedef struct {
     int task;
 } pipeline_job;
 
-/* One task on worker `worker`, from preparation to check. */
+/* One task on worker `worker`, from preparation to check. Returns 0, or 1
+ * with the reason in err (err_len bytes, the future's error buffer). */
 static int pipeline_task(void *arg, int worker, char *err, size_t err_len)
 {
     pipeline_job *job = (pipeline_job *)arg;
@@ -46,14 +47,16 @@ static int pipeline_task(void *arg, int worker, char *err, size_t err_len)
     task_record *r = &p->records[k];
     double prep_ms = 0, check_ms = 0;
     r->worker = worker;
-    TRY_CUDA(cudaSetDevice(p->s.device));   /* per thread, 0 by default */
+    /* The current GPU is a setting of each thread, device 0 by default. */
+    TRY_CUDA(cudaSetDevice(p->s.device), err, err_len);
 
     /* Preparation, shared by all CPU threads. Slices are queued with the
      * task index as rank, so task 0 gets every thread and is ready first,
      * then task 1, ...: the GPU can start after one task's prep, not
      * after W of them done side by side. */
+    const task_cpu all_threads = {p->cpu, p->chunks, k};
     r->start_ms[STAGE_PREP] = run_clock_ms(p->clock);
-    if (task_prepare(d, p->s.seed, k, p->cpu, p->chunks, k, &prep_ms, err,
+    if (task_prepare(d, p->s.seed, k, all_threads, &prep_ms, err,
                      err_len) != 0)
         return 1;
     r->end_ms[STAGE_PREP] = run_clock_ms(p->clock);
@@ -62,28 +65,31 @@ static int pipeline_task(void *arg, int worker, char *err, size_t err_len)
      * From pinned memory cudaMemcpyAsync returns at once and the copy
      * engine reads the host buffer directly (no staging copy), so this
      * task's copies run while another worker's GEMM uses the SMs. */
-    TRY_CUDA(cudaEventRecord(lane->marks[0], lane->stream));
+    TRY_CUDA(cudaEventRecord(lane->marks[0], lane->stream), err, err_len);
     TRY_CUDA(cudaMemcpyAsync(lane->d_a, d->h_a, p->s.bytes,
-                             cudaMemcpyHostToDevice, lane->stream));
+                             cudaMemcpyHostToDevice, lane->stream),
+             err, err_len);
     TRY_CUDA(cudaMemcpyAsync(lane->d_b, d->h_b, p->s.bytes,
-                             cudaMemcpyHostToDevice, lane->stream));
-    TRY_CUDA(cudaEventRecord(lane->marks[1], lane->stream));
+                             cudaMemcpyHostToDevice, lane->stream),
+             err, err_len);
+    TRY_CUDA(cudaEventRecord(lane->marks[1], lane->stream), err, err_len);
     if (lane_gemm(lane, p->s.n, err, err_len) != 0)
         return 1;
-    TRY_CUDA(cudaEventRecord(lane->marks[2], lane->stream));
+    TRY_CUDA(cudaEventRecord(lane->marks[2], lane->stream), err, err_len);
     TRY_CUDA(cudaMemcpyAsync(d->h_c, lane->d_c, p->s.bytes,
-                             cudaMemcpyDeviceToHost, lane->stream));
-    TRY_CUDA(cudaEventRecord(lane->marks[3], lane->stream));
+                             cudaMemcpyDeviceToHost, lane->stream),
+             err, err_len);
+    TRY_CUDA(cudaEventRecord(lane->marks[3], lane->stream), err, err_len);
     /* The CPU may read h_c only once the copy has landed. This thread
      * sleeps here (a blocking-sync event) and leaves its core to prep. */
-    TRY_CUDA(cudaEventSynchronize(lane->marks[3]));
+    TRY_CUDA(cudaEventSynchronize(lane->marks[3]), err, err_len);
     if (lane_stage_times(lane, p->clock, r, err, err_len) != 0)
         return 1;
     spoil_if_asked(&p->s, d, k);
 
     r->start_ms[STAGE_CHECK] = run_clock_ms(p->clock);
-    int failed = task_check(d, p->cpu, p->chunks, k, &check_ms,
-                            &r->worst_ratio, err, err_len);
+    int failed = task_check(d, all_threads, &check_ms, &r->worst_ratio, err,
+                            err_len);
     r->end_ms[STAGE_CHECK] = run_clock_ms(p->clock);
     r->cpu_ms = prep_ms + check_ms;
     return failed;

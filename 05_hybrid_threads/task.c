@@ -101,17 +101,16 @@ static void prep_slice(void *arg, size_t row0, size_t row1)
                   d->bound);
 }
 
-int task_prepare(task_data *d, uint64_t seed, int task, pool *cpu,
-                 int chunks, long rank, double *busy_ms, char *err,
-                 size_t err_len)
+int task_prepare(task_data *d, uint64_t seed, int task, task_cpu on,
+                 double *busy_ms, char *err, size_t err_len)
 {
     double b_ms = 0, a_ms = 0;
     cm_freivalds_vector(d->x, d->n, task_seed(seed, task, 2));
     prep_job b = {d, task_seed(seed, task, 1), 1};
     prep_job a = {d, task_seed(seed, task, 0), 0};
-    if (pool_parallel_for(cpu, rank, d->n, chunks, prep_slice, &b,
+    if (pool_parallel_for(on.cpu, on.rank, d->n, on.chunks, prep_slice, &b,
                           &b_ms) != 0 ||
-        pool_parallel_for(cpu, rank, d->n, chunks, prep_slice, &a,
+        pool_parallel_for(on.cpu, on.rank, d->n, on.chunks, prep_slice, &a,
                           &a_ms) != 0) {
         snprintf(err, err_len, "the CPU pool refused the preparation");
         return -1;
@@ -127,11 +126,10 @@ static void check_slice(void *arg, size_t row0, size_t row1)
                          d->ratio);
 }
 
-int task_check(task_data *d, pool *cpu, int chunks, long rank,
-               double *busy_ms, double *worst_ratio, char *err,
-               size_t err_len)
+int task_check(task_data *d, task_cpu on, double *busy_ms,
+               double *worst_ratio, char *err, size_t err_len)
 {
-    if (pool_parallel_for(cpu, rank, d->n, chunks, check_slice, d,
+    if (pool_parallel_for(on.cpu, on.rank, d->n, on.chunks, check_slice, d,
                           busy_ms) != 0) {
         snprintf(err, err_len, "the CPU pool refused the check");
         return 1;

@@ -2,11 +2,10 @@
  * data pipeline would, and check the product C that comes back, sharing
  * the rows of each step among the threads of a pool.
  *
- *   task_prepare(&d, seed, k, cpu, chunks, k, &ms, err, sizeof err);
+ *   task_cpu on = {cpu, chunks, k};         (or {NULL, 1, 0}: this thread)
+ *   if (task_prepare(&d, seed, k, on, &ms, err, sizeof err) != 0) ...
  *   ... the GPU computes d.h_c = d.h_a * d.h_b ...
- *   if (task_check(&d, cpu, chunks, k, &ms, &worst, err, sizeof err)) ...
- *
- * cpu == NULL does the work on the calling thread.
+ *   if (task_check(&d, on, &ms, &worst, err, sizeof err) != 0) ...
  */
 #ifndef TASK_H
 #define TASK_H
@@ -39,19 +38,27 @@ void prep_rows(double *m, size_t n, uint64_t seed, size_t row0, size_t row1,
 /* The seed of part `which` (0: A, 1: B, 2: x) of task `task`. */
 uint64_t task_seed(uint64_t base, int task, int which);
 
+/* Where a task's CPU work runs: split into `chunks` slices on the threads
+ * of `cpu`, queued there with `rank` (lower ranks run first), or all of it
+ * on the calling thread when cpu is NULL. */
+typedef struct {
+    pool *cpu;
+    int chunks;
+    long rank;
+} task_cpu;
+
 /* Makes x, then B (with y, s), then A (with z, bound): A's products need
- * all of y. Slices are queued on cpu with `rank`. Returns 0, or -1 with a
- * reason in err; *busy_ms gets the CPU time of all threads. */
-int task_prepare(task_data *d, uint64_t seed, int task, pool *cpu,
-                 int chunks, long rank, double *busy_ms, char *err,
-                 size_t err_len);
+ * all of y. A value depends only on (seed, task, row, column). Returns 0
+ * with the CPU time of all threads in *busy_ms, or -1 with a reason in
+ * err (the pool refused a slice: it is shutting down). */
+int task_prepare(task_data *d, uint64_t seed, int task, task_cpu on,
+                 double *busy_ms, char *err, size_t err_len);
 
 /* Freivalds' check of h_c. Returns 0 if every row passed, else 1 with
  * the worst row, its error and tolerance in err. *worst_ratio gets the
- * largest error / tolerance (< 1 passes); *busy_ms the CPU time. */
-int task_check(task_data *d, pool *cpu, int chunks, long rank,
-               double *busy_ms, double *worst_ratio, char *err,
-               size_t err_len);
+ * largest error / tolerance (<= 1 passes); *busy_ms the CPU time. */
+int task_check(task_data *d, task_cpu on, double *busy_ms,
+               double *worst_ratio, char *err, size_t err_len);
 
 #ifdef __cplusplus
 }

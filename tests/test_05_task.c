@@ -49,13 +49,13 @@ static void test_task(size_t n, pool *cpu)
     char err[512];
     double busy = -1, worst = -1;
     task_data alone = make(n), shared = make(n), other = make(n);
-    EXPECT(task_prepare(&alone, 42, 3, NULL, 1, 0, &busy, err,
-                        sizeof err) == 0);
+    task_cpu here = {NULL, 1, 0}, seven_slices = {cpu, 7, 0};
+    EXPECT(task_prepare(&alone, 42, 3, here, &busy, err, sizeof err) == 0);
     EXPECT(busy >= 0);
-    EXPECT(task_prepare(&shared, 42, 3, cpu, 7, 0, &busy, err,
+    EXPECT(task_prepare(&shared, 42, 3, seven_slices, &busy, err,
                         sizeof err) == 0);
     EXPECT(same(&alone, &shared));               /* bit for bit */
-    EXPECT(task_prepare(&other, 42, 4, cpu, 7, 0, &busy, err,
+    EXPECT(task_prepare(&other, 42, 4, seven_slices, &busy, err,
                         sizeof err) == 0);
     if (n > 1) {           /* (one element always normalises to 0) */
         EXPECT(memcmp(alone.h_a, other.h_a, n * n * sizeof(double)) != 0);
@@ -76,12 +76,13 @@ static void test_task(size_t n, pool *cpu)
     EXPECT(normalised);
 
     multiply(&shared);
-    EXPECT(task_check(&shared, cpu, 5, 0, &busy, &worst, err,
+    task_cpu five_slices = {cpu, 5, 0};
+    EXPECT(task_check(&shared, five_slices, &busy, &worst, err,
                       sizeof err) == 0);
     EXPECT(worst < 1.0);
     size_t at = (n / 2) * n + n / 3;
     shared.h_c[at] += 1.0;                       /* what --fail-task does */
-    EXPECT(task_check(&shared, cpu, 5, 0, &busy, &worst, err,
+    EXPECT(task_check(&shared, five_slices, &busy, &worst, err,
                       sizeof err) == 1);
     EXPECT(worst > 1.0);
     char row[64];
@@ -108,7 +109,8 @@ int main(void)
     /* n = 1: one element has no spread and normalises to 0 */
     task_data one = make(1);
     double busy;
-    task_prepare(&one, 7, 0, NULL, 1, 0, &busy, err, sizeof err);
+    task_cpu here = {NULL, 1, 0};
+    EXPECT(task_prepare(&one, 7, 0, here, &busy, err, sizeof err) == 0);
     EXPECT(one.h_a[0] == 0 && one.h_b[0] == 0);
     release(&one);
     pool_shutdown(cpu, POOL_DRAIN);
