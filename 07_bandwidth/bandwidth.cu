@@ -74,7 +74,8 @@ static void part1_tutorial(bw_report *r, bw_buffers *b, int device,
     CUDA_CHECK(cudaDeviceSynchronize());
     double first_h2d_ms = cm_now_ms() - t0;
     /* cp.asnumpy-style: into memory the OS has not handed over yet, so
-     * the first copy also pays a page fault per 4 KiB page. */
+     * the first copy also pays a page fault per page (4 KiB, or 2 MiB
+     * where transparent huge pages back it). */
     t0 = cm_now_ms();
     CUDA_CHECK(cudaMemcpy(b->h_scratch, b->d_x, b->bytes,
                           cudaMemcpyDeviceToHost));
