@@ -32,13 +32,15 @@ static char g_failure[160];                /* the first failed check */
     (void)(g_failure[0] || snprintf(g_failure, sizeof g_failure, __VA_ARGS__))
 
 /* Copies n doubles at d_src back into h_back, first filled with 0xFF bytes
-   (a NaN: a copy that never happened cannot pass), compares with h_want. */
-static void check_copy(const char *what, const double *d_src,
+   (a NaN: a copy that never happened cannot pass), compares with h_want,
+   and fills d_src with 0xFF too: the next copy must overwrite all of it. */
+static void check_copy(const char *what, double *d_src,
                        const double *h_want, double *h_back, size_t n)
 {
     memset(h_back, 0xFF, n * sizeof(double));
     CUDA_CHECK(cudaMemcpy(h_back, d_src, n * sizeof(double),
                           cudaMemcpyDeviceToHost));
+    CUDA_CHECK(cudaMemset(d_src, 0xFF, n * sizeof(double)));
     size_t i = 0;
     while (i < n && h_back[i] == h_want[i])
         i++;
@@ -102,7 +104,6 @@ int main(void)
     }
     for (size_t i = 0; i < N; i++)
         h_x[i] = (double)i;
-
     /* The tutorial's number: the host clock around the first CUDA work,
        so it includes creating the context (cudaMalloc does that) and the
        first cudaMalloc, not loading the driver (cudaGetDeviceCount did). */
@@ -131,7 +132,6 @@ int main(void)
     memcpy(h_pinned, h_x, bytes);
     time_h2d("pinned (cudaMallocHost), events", d_x, h_pinned, 1, N);
     check_copy("pinned H2D", d_x, h_x, h_back, N);
-
     /* [cp.asarray(a) for a in arrays], 1000 arrays of 8 KiB (the start of
        x_np): each copy pays a fixed cost. Packed in one pinned buffer they
        pay it once (packing scattered arrays costs the CPU a copy too). */
