@@ -102,9 +102,8 @@ static int run_case(cublasHandle_t handle, int m, int n, int k, int lda,
     CUDA_CHECK(cudaEventDestroy(start));
     CUDA_CHECK(cudaEventDestroy(stop));
     CUDA_CHECK(cudaFree(d_a));
-    /* print(c_np), two corners: each sums k products of mean 1/4. */
-    printf("  C[0][0] = %.8f, C[%d][%d] = %.8f\n", h_c[0], m - 1, n - 1,
-           h_c[(size_t)(m - 1) * ldc + n - 1]);
+    /* print(c_np), in short: one element, k products of mean 1/4. */
+    printf("  C[0][0] = %.8f\n", h_c[0]);
     /* The CPU's textbook triple loop, on the old C kept in h_ref. */
     for (int i = 0; i < m; i++)
         for (int j = 0; j < n; j++) {
@@ -119,7 +118,8 @@ static int run_case(cublasHandle_t handle, int m, int n, int k, int lda,
         norm += h_ref[i] * h_ref[i];
     }
     free(h_a);
-    /* k terms >= 0: each side errs < (k + 2) DBL_EPSILON / 2 (Higham 3.1) */
+    /* k terms >= 0: each side errs by at most about (k+2) DBL_EPSILON/2
+     * (Higham 3.1); the two differ by up to twice that; we allow 2x more. */
     double err = sqrt(diff / norm), tol = 2.0 * (k + 2) * DBL_EPSILON;
     printf("  vs CPU: relative error %.3e (tolerance %.1e)\n", err, tol);
     if (!(err <= tol))   /* written so that NaN fails too */
