@@ -1,4 +1,4 @@
-/* gemm_study.h - the second part of chapter 03: the tutorial's GEMM in
+/* gemm_study.h - the second part of chapter 03's lab: the tutorial's GEMM in
  * four precisions, and its speed as n grows (gemm_study.cu).
  *
  *   gemm_study s = {handle, set, warmup, repeat, bf16_ok, csv, &verdict};

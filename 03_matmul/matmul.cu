@@ -1,5 +1,6 @@
-/* 03_matmul - the tutorial's matrix product on the GPU: two random
- * 1000 x 1000 float64 matrices, multiplied by cuBLAS, copied back, printed.
+/* 03_matmul, the lab (lesson.cu is the short, standalone version) - the
+ * tutorial's matrix product on the GPU: two random 1000 x 1000 float64
+ * matrices, multiplied by cuBLAS, copied back, printed.
  *
  * Mirrors section 2.24.1.3 of the tutorial:
  *     a_np = np.random.rand(1000, 1000)
@@ -44,7 +45,8 @@ static const size_t TUTORIAL_N = 1000;
 static const size_t QUICK_N = 257;          /* odd: cuts every tile */
 static const uint64_t SEED_A = 1, SEED_B = 2;
 /* Above this n the CPU recomputes only SAMPLE_ROWS rows of C: the whole
- * product would take minutes (2 n^3 = 1.4e11 flops already at 4096). */
+ * product grows as n^3 (2 n^3 = 1.4e11 flops at 4096, 2e12 at 10000) and
+ * would take most of the run. */
 static const size_t FULL_CHECK_MAX_N = 4096;
 enum { SAMPLE_ROWS = 8 };
 /* The CPU's warm runs stop after about this long: room for --repeat runs
