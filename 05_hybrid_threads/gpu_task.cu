@@ -60,7 +60,8 @@ void lane_create(gpu_lane *lane, size_t n, int own_stream)
         CUDA_CHECK(cudaMemsetAsync(*buffers[i], 0, bytes, lane->stream));
     }
     /* A thread waiting for an ordinary event (or stream) spins on its
-     * core when there are more cores than GPUs. Blocking-sync events make
+     * core under the default scheduling, whenever the process has no more
+     * CUDA contexts than CPUs (the usual case). Blocking-sync events make
      * the waiting GPU worker sleep instead, leaving the core to the
      * threads that prepare data. */
     for (int i = 0; i < 4; i++)

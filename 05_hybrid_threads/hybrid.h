@@ -1,6 +1,6 @@
-/* hybrid.h - what the chapter's two CUDA files share: hybrid.cu (main, the
- * serial and offload modes, the GPU half of a task) and pipeline.cu (the
- * pipeline mode).
+/* hybrid.h - what the lab's CUDA files share: hybrid.cu (main, the serial
+ * and offload modes), gpu_task.cu (the GPU half of a task), pipeline.cu
+ * (the pipeline mode) and measure.cu (how each mode is measured).
  */
 #ifndef HYBRID_H
 #define HYBRID_H
