@@ -1,7 +1,6 @@
-/* 05_hybrid_threads/lesson.cu - the tutorial's 2.24.3.2.2 (executor.submit
- * of compute_matrix_mult: cp.asarray, cp.dot, cp.asnumpy) as pthreads with
- * a shared task queue: while one worker's task is on the GPU, the others
- * fill and check theirs on the CPU.
+/* 05_hybrid_threads/lesson.cu - tutorial 2.24.3.2.2: ThreadPoolExecutor
+ * running cp.asarray, cp.dot, cp.asnumpy, as pthread workers on a shared
+ * task queue, the CPU work of some overlapping the GPU work of others.
  *   nvcc -O2 -o lesson lesson.cu -lcublas -lpthread
  *   ./lesson
  */
@@ -11,10 +10,8 @@
 #include <time.h>
 #include <cuda_runtime.h>
 #include <cublas_v2.h>
-
 enum { N = 2000, TASKS = 16, WORKERS = 4 };     /* matrices N x N float64 */
 static const size_t BYTES = (size_t)N * N * sizeof(double);
-
 /* Every CUDA call returns a status; we stop at the first failure and say
    which call failed, where, and why. Never compiled out. */
 #define CUDA_CHECK(call)                                                  \
@@ -38,22 +35,18 @@ static const size_t BYTES = (size_t)N * N * sizeof(double);
         }                                                                 \
     } while (0)
 
-/* A stream is a queue of GPU work: it runs in order, beside other streams
-   (ours are non-blocking: they never wait for the legacy default stream).
-   A cuBLAS handle holds cuBLAS's state: workspace, and the stream its calls
-   go to. Each worker owns a stream, a handle and buffers, so none waits for
-   another's copies or changes the stream of a handle another thread uses.
-   Pinned host buffers (cudaMallocHost) let cudaMemcpyAsync return at once. */
+/* A stream: a queue of GPU work, run in order beside other streams (ours
+   never wait for the legacy stream 0). An event: a point in a stream, to
+   wait for or time. A cuBLAS handle: its state and the stream it uses. */
 static struct worker {
     cudaStream_t stream;
     cublasHandle_t handle;
-    double *h_a, *h_b, *h_c, *d_a, *d_b, *d_c;
+    double *h_a, *h_b, *h_c, *d_a, *d_b, *d_c;  /* A, B, C; h_: pinned */
     int wrong;                          /* rows that failed the check */
 } workers[WORKERS];
 static pthread_mutex_t queue_lock = PTHREAD_MUTEX_INITIALIZER;
 static int next_task;                   /* the queue: tasks next_task.. */
-/* np.random.rand, but whole numbers lo .. lo + 4 from a seeded LCG: all
-   the products and sums below stay under 2^53, so float64 is exact. */
+/* np.random.rand as whole numbers lo..lo+4: float64 sums stay exact. */
 static void fill(double *m, size_t count, unsigned long long seed, int lo)
 {
     for (size_t i = 0; i < count; i++) {
@@ -70,7 +63,6 @@ static void matvec(const double *m, const double *v, double *out)
         out[i] = sum;
     }
 }
-
 static void *worker_main(void *arg)
 {
     struct worker *w = (struct worker *)arg;
@@ -85,7 +77,7 @@ static void *worker_main(void *arg)
         fill(x, N, 1000 + k, 1);
         matvec(w->h_b, x, y);           /* Freivalds: C = A B implies */
         matvec(w->h_a, y, z);           /* C x = A (B x), N^2 steps */
-        /* a_cp = cp.asarray(a); b_cp = cp.asarray(b): A, B adjacent */
+        /* a_cp = cp.asarray(a); b_cp = cp.asarray(b); pinned: queued */
         CUDA_CHECK(cudaMemcpyAsync(w->d_a, w->h_a, 2 * BYTES,
                                    cudaMemcpyHostToDevice, w->stream));
         /* c_cp = cp.dot(a_cp, b_cp): cuBLAS is column-major and reads
@@ -94,16 +86,15 @@ static void *worker_main(void *arg)
                      N, &one, w->d_b, N, w->d_a, N, &zero, w->d_c, N));
         CUDA_CHECK(cudaMemcpyAsync(w->h_c, w->d_c, BYTES,   /* asnumpy */
                                    cudaMemcpyDeviceToHost, w->stream));
-        /* We only queued work: h_c is ours once the stream is done. */
+        /* h_c is ours once the stream has done all we queued. */
         CUDA_CHECK(cudaStreamSynchronize(w->stream));
         matvec(w->h_c, x, y);
         for (size_t i = 0; i < N; i++)  /* exact, so no tolerance */
             w->wrong += y[i] != z[i];
     }
 }
-
-/* Every task on `threads` workers; the wall time in ms. The host clock is
-   right here: we time whole tasks, and each ends in its stream's sync. */
+/* All tasks on `threads` workers: wall ms. The host clock is right here:
+   we time whole tasks, and each ends in its stream's sync. */
 static double run_tasks(int threads)
 {
     pthread_t ids[WORKERS];
@@ -111,41 +102,39 @@ static double run_tasks(int threads)
     next_task = 0;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     for (int i = 0; i < threads; i++)   /* with ThreadPoolExecutor() */
-        if (pthread_create(&ids[i], NULL, worker_main, &workers[i]) != 0)
-            exit((fprintf(stderr, "cannot start a thread\n"), 1));
+        if (pthread_create(&ids[i], NULL, worker_main, &workers[i]) != 0) {
+            fprintf(stderr, "cannot start thread %d\n", i);
+            exit(1);
+        }
     for (int i = 0; i < threads; i++)   /* future.result() */
         pthread_join(ids[i], NULL);
     clock_gettime(CLOCK_MONOTONIC, &t1);
     return (t1.tv_sec - t0.tv_sec) * 1e3 + (t1.tv_nsec - t0.tv_nsec) / 1e6;
 }
-
 int main(void)
 {
-    /* No driver or no GPU: one line, and exit 77, which test harnesses
-       (CTest here) count as "skipped" rather than "failed". */
-    int device_count = 0;
+    int device_count = 0, wrong = 0;  /* no GPU: exit 77, CTest's "skip" */
     cudaError_t status = cudaGetDeviceCount(&device_count);
-    if (status != cudaSuccess || device_count == 0)
-        return fprintf(stderr, "no usable CUDA device: %s\n",
-                       cudaGetErrorString(status)), 77;
+    if (status != cudaSuccess || device_count == 0) {
+        fprintf(stderr, "no usable CUDA device: %s\n", status != cudaSuccess
+                ? cudaGetErrorString(status) : "none found");
+        return 77;
+    }
     for (struct worker *w = workers; w < workers + WORKERS; w++) {
         CUDA_CHECK(cudaStreamCreateWithFlags(&w->stream,
                                              cudaStreamNonBlocking));
         CUBLAS_CHECK(cublasCreate(&w->handle));
         CUBLAS_CHECK(cublasSetStream(w->handle, w->stream));
-        CUDA_CHECK(cudaMallocHost((void **)&w->h_a, 3 * BYTES)); /* A B C */
+        CUDA_CHECK(cudaMallocHost((void **)&w->h_a, 3 * BYTES));
         CUDA_CHECK(cudaMalloc((void **)&w->d_a, 3 * BYTES));
         w->h_b = w->h_a + N * N, w->h_c = w->h_b + N * N;
         w->d_b = w->d_a + N * N, w->d_c = w->d_b + N * N;
     }
-    printf("%d tasks, C = A B of %d x %d float64\n", TASKS, N, N);
     run_tasks(WORKERS);     /* warm-up: the first GEMM on each handle */
     double serial_ms = run_tasks(1), threaded_ms = run_tasks(WORKERS);
-    printf("serial, 1 thread: %.1f ms\nthreaded, %d threads: %.1f ms, "
-           "%.1f tasks/s\nspeedup: %.2fx\n", serial_ms, WORKERS, threaded_ms,
-           TASKS / threaded_ms * 1e3, serial_ms / threaded_ms);
-    int wrong = 0;
-    CUDA_CHECK(cudaDeviceSynchronize());    /* before we free buffers */
+    printf("%d tasks, C = A B of %d x %d float64\nserial, 1 thread: %.1f ms"
+           "\nthreaded, %d threads: %.1f ms\nspeedup: %.2fx\n", TASKS, N, N,
+           serial_ms, WORKERS, threaded_ms, serial_ms / threaded_ms);
     for (struct worker *w = workers; w < workers + WORKERS; w++) {
         wrong += w->wrong;
         CUBLAS_CHECK(cublasDestroy(w->handle));
@@ -153,10 +142,9 @@ int main(void)
         CUDA_CHECK(cudaFreeHost(w->h_a));
         CUDA_CHECK(cudaFree(w->d_a));
     }
-    if (wrong != 0)
-        return printf("FAIL: rows where C x != A (B x), got %d, expected 0"
-                      "\n", wrong), 1;
-    printf("checked %d tasks (3 runs): C x == A (B x) in every row\nPASS\n",
-           3 * TASKS);
-    return 0;
+    if (wrong != 0)     /* every row of the three runs' tasks is checked */
+        printf("FAIL: rows where C x != A (B x), got %d, expected 0\n", wrong);
+    else
+        printf("PASS\n");
+    return wrong != 0;
 }
