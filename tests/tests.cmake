@@ -87,14 +87,20 @@ function(cm_lesson chapter)
                        PROPERTIES LABELS gpu SKIP_RETURN_CODE 77)
 endfunction()
 
-# Each chapter's own tests live in tests/<chapter>.cmake; its lesson's
-# tests come from cm_lesson, in the plain build (the one that builds them).
+# Each chapter's own tests live in tests/<chapter>.cmake. Every chapter has
+# a lesson and an exercise; their tests come from cm_lesson, in the plain
+# build (the one that builds them).
 foreach(chapter ${CHAPTERS})
   if(NOT EXISTS "${SRC_DIR}/tests/${chapter}.cmake")
     message(FATAL_ERROR "tests/${chapter}.cmake is missing")
   endif()
   include("${SRC_DIR}/tests/${chapter}.cmake")
-  if(NOT SANITIZE AND EXISTS "${SRC_DIR}/${chapter}/lesson.cu")
+  foreach(file lesson.cu exercise.cu)
+    if(NOT EXISTS "${SRC_DIR}/${chapter}/${file}")
+      message(FATAL_ERROR "${chapter}/${file} is missing")
+    endif()
+  endforeach()
+  if(NOT SANITIZE)
     cm_lesson(${chapter})
   endif()
 endforeach()
