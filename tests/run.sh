@@ -18,32 +18,30 @@ show() {
     echo "--- stderr"; cat "$err"
 }
 
+# expect RC WORD CMD...: CMD exits RC with a stdout line starting WORD;
+# its exit 77 (no GPU) is passed on, so CTest reports "skipped".
+expect() {
+    want=$1 word=$2
+    shift 2
+    "$@" >"$out" 2>"$err"
+    rc=$?
+    if [ $rc -eq 77 ]; then
+        cat "$err"
+        exit 77
+    fi
+    if [ $rc -ne "$want" ] || ! grep -q "^$word" "$out"; then
+        echo "expected exit $want and a $word line, got exit $rc"; show
+        exit 1
+    fi
+    grep "^$word" "$out"
+}
+
 case $mode in
 pass)
-    "$@" >"$out" 2>"$err"
-    rc=$?
-    if [ $rc -eq 77 ]; then
-        cat "$err"
-        exit 77
-    fi
-    if [ $rc -ne 0 ] || ! grep -q '^PASS' "$out"; then
-        echo "expected exit 0 and a PASS line, got exit $rc"; show
-        exit 1
-    fi
-    grep '^PASS' "$out"
+    expect 0 PASS "$@"
     ;;
 fail)
-    "$@" >"$out" 2>"$err"
-    rc=$?
-    if [ $rc -eq 77 ]; then
-        cat "$err"
-        exit 77
-    fi
-    if [ $rc -ne 1 ] || ! grep -q '^FAIL' "$out"; then
-        echo "expected exit 1 and a FAIL line, got exit $rc"; show
-        exit 1
-    fi
-    grep '^FAIL' "$out"
+    expect 1 FAIL "$@"
     ;;
 help)
     "$@" >"$out" 2>"$err"
