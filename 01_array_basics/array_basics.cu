@@ -162,7 +162,7 @@ int main(int argc, char **argv)
 
     /* r = cp.arange(n): computed on the GPU by our own kernel. The copy
      * back inside print_device_array waits for it, so a fault inside the
-     * kernel would be reported there. */
+     * kernel would be reported there at the latest. */
     printf("\nr = cp.arange(%zu)\n", range_n);
     cm_array r = device_array(CM_INT64, 1, range_n, 0);
     launch_arange((int64_t *)r.data, range_n);
@@ -231,7 +231,8 @@ int main(int argc, char **argv)
         printf("  print(%s): copies %s in %.4f ms", names[k],
                cm_fmt_bytes(timed[k]->nbytes, bytes, sizeof bytes),
                s.median_ms);
-        /* 32 bytes take as long as none: the cost is the call, not bytes. */
+        /* For 32 bytes the time is the call's fixed cost, not the bytes:
+           a GB/s would mean nothing, so it is printed from 1 MB up. */
         if (timed[k]->nbytes >= 1000000)
             printf(" (%.2f GB/s)", cm_gbps((double)timed[k]->nbytes,
                                            s.median_ms));
