@@ -17,7 +17,8 @@
  *
  * Three streams do the three jobs (copy in, GEMM, copy out); events say
  * when a buffer is full or free again. The planner picks the plan and its
- * sizes by their estimated time on this GPU's measured rates (probe.cu).
+ * sizes by their estimated time on this GPU's measured rates (probe.cu),
+ * and among those within 5% of the fastest, the fewest bytes moved.
  */
 #include <math.h>
 #include <stdint.h>

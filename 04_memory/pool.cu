@@ -87,9 +87,9 @@ void part_pool(const memory_run *run)
     cudaStream_t stream;
     CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
 
-    /* The release threshold is what the pool keeps when it is not in use.
-     * The default, 0, gives everything back at the next synchronize; CuPy
-     * keeps everything, which is a threshold of "all". */
+    /* The release threshold is how much unused memory the pool may keep
+     * at a synchronize. The default, 0, gives all of it back at the next
+     * synchronize; CuPy keeps everything, which is a threshold of "all". */
     uint64_t threshold_default, keep_all = UINT64_MAX;
     CUDA_CHECK(cudaMemPoolGetAttribute(pool, cudaMemPoolAttrReleaseThreshold,
                                        &threshold_default));
@@ -134,7 +134,8 @@ void part_pool(const memory_run *run)
     /* free_all_blocks(): the pool gives back the chunks no live
      * allocation touches. y is still alive, so its chunks stay, including
      * one it may share with x (the two can lie back to back in the pool),
-     * so the trim may keep a little more than y's own bytes. */
+     * so the trim may keep a chunk more than y's bytes rounded up to
+     * chunks. */
     CUDA_CHECK(cudaMemPoolTrimTo(pool, 0));
     pool_state s3 = look(pool, "free_all_blocks() (TrimTo 0):");
     long long released = (long long)(s2.reserved - s3.reserved);

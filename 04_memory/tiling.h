@@ -38,7 +38,8 @@ size_t tile_extent(size_t n, size_t block, size_t index);
 enum {
     OOC_MAX_TILES_PER_SIDE = 64, /* smallest tile or panel: n / 64 */
     OOC_MIN_K = 64,              /* shorter pieces make GEMMs inefficient */
-    OOC_FILL_ROWS = 512,         /* rows of B per upload piece (resident) */
+    OOC_FILL_ROWS = 512,         /* most rows of B per upload piece
+                                    (resident), evened out: 500 at 10000 */
     OOC_ALIGN = 256              /* byte alignment of each buffer */
 };
 /* Device memory pools map memory in 2 MiB pages at least: a buffer of B
