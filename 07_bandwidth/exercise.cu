@@ -1,8 +1,8 @@
 /* 07_bandwidth/exercise.cu - make the transfer fast, and move every byte.
  * This is lesson.cu with four lines replaced by FIXME lines. It builds and
- * runs, and its last line says FAIL until all four are fixed:
+ * runs; as given its last line says FAIL, and PASS once all four are fixed:
  *   1. h_pinned is allocated with malloc: allocate page-locked memory.
- *   2. ...and free it with the call that matches.
+ *   2. ...and free it with the call that matches (fix 1 and 2 together).
  *   3. time_h2d copies every piece to the same place on the device.
  *   4. The packed copy moves one array instead of all 1000.
  * Hints: the CUDA calls you need all appear in the chapter's README; piece
