@@ -4,9 +4,10 @@
  * A pipeline whose stages work on different images at once:
  *   decode threads (decode_pool.c) -> pinned staging buffers ->
  *   cudaMemcpyAsync H2D -> fused kernel -> cudaMemcpyAsync D2H -> file
- * Image i goes to stream i % S. While its copy runs, the images before it
- * compute and copy back on the other streams, and the decode threads are
- * already working on the images after it. The main thread alone appends
+ * Images take the S streams in turn (image i takes stream i % S while none
+ * is skipped). While an image's copy runs, the images before it compute
+ * and copy back on the other streams, and the decode threads are already
+ * working on the images after it. The main thread alone appends
  * each result to the .npy, in input order, while the decode threads check
  * it against the CPU reference in row bands. The slowest stage sets the
  * pace, and the report names it from measured times (print_limit): with
@@ -226,7 +227,8 @@ int run_batch(const batch_options *b, const cm_options *opt)
     }
 
     /* The .npy goes out as the images come back; its header announces N
-     * images and is rewritten at the end if some failed to decode. */
+     * images and is rewritten at the end with the number written (fewer
+     * if some failed to decode). */
     cm_out_file out_file;
     FILE *out = NULL;
     char header[NPY_HEADER_MAX];
