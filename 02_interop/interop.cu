@@ -86,7 +86,8 @@ static void print_row(FILE *csv, const trip *t, const char *step,
 {
     printf("  %-28s first %9.4f ms   steady %9.4f ms", step, first_ms,
            steady.median_ms);
-    /* A few bytes take the same time as none: their GB/s means nothing. */
+    /* For a few bytes the time is the call's fixed cost, not the bytes:
+     * a GB/s would mean nothing, so it is printed from 1 MB up. */
     if (is_copy && t->nbytes >= 1000000)
         printf("   %7.2f GB/s", cm_gbps((double)t->nbytes, steady.median_ms));
     printf("\n");
@@ -174,11 +175,11 @@ int main(int argc, char **argv)
     size_t big_bytes = cm_mul_size(cm_mul_size(side, side, "--n"),
                                    sizeof(double), "--n");
 
-    /* The first CUDA call of a process creates its context on the GPU:
-     * driver state, the device's address space, loading our kernels. It
-     * costs far more than any later call, and CuPy pays it inside the
-     * first cp.asarray. Since CUDA 12, cudaSetDevice (inside
-     * cm_select_device) is where it happens, so we time that on its own. */
+    /* The first CUDA calls of a process start the driver and create the
+     * context on the GPU: driver state, the device's address space. It is
+     * paid once, and CuPy pays it inside the first cp.asarray. Since CUDA
+     * 12, cudaSetDevice creates the context; cm_select_device calls it
+     * (after cudaGetDeviceCount), so we time cm_select_device on its own. */
     double t0 = cm_now_ms();
     cm_select_device((int)opt.device, NULL);
     double context_ms = cm_now_ms() - t0;
@@ -201,7 +202,8 @@ int main(int argc, char **argv)
                   sizeof h_small, h_small, NULL, NULL};
     run_trip(&small, &opt, csv, &verdict);
 
-    /* np.random.rand(side, side): the size used by the later chapters. */
+    /* np.random.rand(side, side): the tutorial's 2.24.5 array by default,
+     * which chapters 04 and 07 use too. */
     trip big = {"x_np = np.random.rand(N, N)", CM_FLOAT64, {side, side}, 2,
                 big_bytes, NULL, NULL, NULL};
     printf("\n(N = %zu)", side);
