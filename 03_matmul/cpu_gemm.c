@@ -2,8 +2,9 @@
  *
  * No CBLAS is installed on the course machines. A naive triple loop on
  * one core does for one check at n = 1000 (lesson.cu uses one), but not
- * for the lab's repeated runs and its sizes up to 4096, 64 times the work,
- * where the loop's walk down the columns of B keeps missing the caches.
+ * for the lab's repeated runs and its sizes up to 4096 (about 69 times the
+ * work), where the loop's walk down the columns of B keeps missing the
+ * caches.
  * So the reference is the textbook blocked algorithm (Goto and van de
  * Geijn, "Anatomy of high-performance matrix multiplication", 2008),
  * written plainly rather than tuned:

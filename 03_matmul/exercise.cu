@@ -10,7 +10,7 @@
  *     beta = 0.5, C = alpha A B + beta C needs the old C again.
  * Hint: the 1000^3 case is square, so only a wrong order shows there; a
  * wrong m, n or ld shows only in the 123 x 45 x 67 case (or as cuBLAS
- * refusing the call: CUBLAS_STATUS_INVALID_VALUE on the GEMM line).
+ * refusing the call: CUBLAS_STATUS_INVALID_VALUE on the FAIL line).
  *   nvcc -O2 -o exercise exercise.cu -lcublas
  *   ./exercise
  */

@@ -49,8 +49,10 @@ static const uint64_t SEED_A = 1, SEED_B = 2;
  * would take most of the run. */
 static const size_t FULL_CHECK_MAX_N = 4096;
 enum { SAMPLE_ROWS = 8 };
-/* The CPU's warm runs stop after about this long: room for --repeat runs
- * at n = 1000, one at n = 4096 (64 times the work). */
+/* The CPU's warm runs stop at --repeat, or sooner once they have taken
+ * about this long (one run at least): room for the default 10 at n = 1000,
+ * where a run takes tens of ms on a 16-thread host; n = 4096 is about 69
+ * times the work, so there one run can pass the limit and be the only one. */
 static const double CPU_TIMING_MS = 1000.0;
 static const char DEFAULT_PRECISION[] = "fp64";
 
