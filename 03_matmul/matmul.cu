@@ -11,8 +11,9 @@
  *     print(c_np)
  * CuPy makes that GEMM a cublasGemmEx call with CUBLAS_COMPUTE_64F; we
  * call cublasDgemm, the same float64 product with the same argument order.
- * Each step is timed twice: its first call (host clock; cuBLAS starts up
- * inside the first cp.dot) and its steady state (median of --repeat). C is
+ * Each step but cublasCreate (timed once) is timed twice: its first call
+ * (host clock; cuBLAS starts up inside the first cp.dot) and its steady
+ * state (median of --repeat). C is
  * checked against a CPU GEMM (cpu_gemm.c). --precision all adds fp32, TF32
  * and bf16 GEMMs, --sweep the speed as n grows (both in gemm_study.cu).
  *
