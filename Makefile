@@ -35,6 +35,9 @@ BIN       := $(BUILD)/bin
 GENCODE   := $(foreach sm,$(SMS),-gencode arch=compute_$(sm),code=sm_$(sm)) \
              -gencode arch=compute_$(lastword $(SMS)),code=compute_$(lastword $(SMS))
 CPPFLAGS  += -Icommon -I$(CUDA_PATH)/include -I$(STB_INCLUDE)
+# The compute capabilities built, as a string, so that a program can tell
+# a GPU it has no code for from a broken one (common/device.c).
+CPPFLAGS  += -DCM_BUILT_SMS='"$(SMS)"'
 C_ALL     := -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Werror \
              $(CFLAGS) $(SAN_FLAGS) -MMD -MP
 NVCC_ALL  := $(GENCODE) $(NVCCFLAGS) -Werror all-warnings \
