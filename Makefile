@@ -9,8 +9,15 @@
 CUDA_PATH   ?= /usr/local/cuda
 NVCC        ?= $(CUDA_PATH)/bin/nvcc
 # Compute capabilities, ascending: machine code for each (Turing through
-# Blackwell), plus PTX of the last so newer GPUs can JIT-compile it.
-SMS         ?= 75 80 86 89 90 100 120
+# Blackwell), plus PTX of the last so newer GPUs can JIT-compile it. By
+# default, those of SMS_ALL that this nvcc can build, as it lists them
+# (CUDA 12.0 to 12.6 stop at 90); all of them if it cannot tell us.
+SMS_ALL     := 75 80 86 89 90 100 120
+ifeq ($(origin SMS),undefined)
+  NVCC_SMS  := $(patsubst sm_%,%,$(filter sm_%,\
+                 $(shell $(NVCC) --list-gpu-code 2>/dev/null)))
+  SMS       := $(or $(filter $(NVCC_SMS),$(SMS_ALL)),$(SMS_ALL))
+endif
 CFLAGS      ?= -O2 -g
 NVCCFLAGS   ?= -O2 -lineinfo
 STB_INCLUDE ?= $(firstword $(wildcard .deps/stb) /usr/include/stb)
@@ -79,10 +86,15 @@ UNIT_TESTS := $(patsubst tests/%.c,%,\
   $(foreach t,$(CHAPTER_TESTS),$(if $(call test_chapter,$(notdir $(t))),$(t))))
 TESTS     := $(UNIT_TESTS:%=$(BUILD)/tests/%)
 
-.PHONY: all test help clean stb FORCE
+.PHONY: all objects test help clean stb FORCE
 .SECONDARY:
 .DEFAULT_GOAL := all
 all: $(LIBCOMMON) $(foreach ch,$(CHAPTERS),$(BIN)/$(ch)) $(LESSONS) $(TESTS)
+# Every object file, nothing linked (tests/old-toolkit.sh compiles them so
+# against an older CUDA's headers).
+objects: $(patsubst %,$(BUILD)/obj/%.o,$(wildcard common/*.c)) \
+  $(foreach ch,$(CHAPTERS),$(call objs,$(ch))) \
+  $(TESTS:$(BUILD)/tests/%=$(BUILD)/obj/tests/%.c.o)
 
 $(LIBCOMMON): $(patsubst %,$(BUILD)/obj/%.o,$(wildcard common/*.c))
 	@mkdir -p $(@D)
@@ -173,13 +185,15 @@ help:
 	@echo "  make NN          build one chapter's lab, e.g. make 03 -> $(BIN)/03_matmul"
 	@echo "  make run-NN      build and run the lab with the tutorial's sizes; ARGS=\"...\" passes options"
 	@echo "  make plot-07     chart a bandwidth sweep of 07 as a PNG (gnuplot; PLOT07_CSV=FILE skips the sweep)"
+	@echo "  make objects     compile every source, link nothing"
 	@echo "  make test        build and run the CTest suite (GPU tests skip without a GPU)"
 	@echo "  make test SANITIZE=1       CPU tests under ASan+UBSan (SANITIZE=thread: TSan)"
 	@echo "  make clean       remove build/"
 	@echo "chapters: $(CHAPTERS)"
 	@echo "variables (current value):"
 	@echo "  CUDA_PATH=$(CUDA_PATH)  NVCC=$(NVCC)"
-	@echo "  SMS=\"$(SMS)\"  (compute capabilities; SMS=90 builds for one GPU)"
+	@echo "  SMS=\"$(SMS)\"  (compute capabilities: by default those of"
+	@echo "    \"$(SMS_ALL)\" that this nvcc supports; SMS=90 builds for one GPU)"
 	@echo "  STB_INCLUDE=$(STB_INCLUDE)  CFLAGS=$(CFLAGS)  NVCCFLAGS=$(NVCCFLAGS)"
 	@echo "  BUILD=$(BUILD)  JOBS=$(JOBS)  CTEST_ARGS=$(CTEST_ARGS)"
 	@echo "  CHAPTERS=\"...\"  (build and test only these chapter folders)"
