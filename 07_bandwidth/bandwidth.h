@@ -33,6 +33,11 @@ typedef struct {
 double bw_add_row(bw_report *r, const char *label, size_t bytes,
                   const char *what, double ms);
 
+/* Adds a summary row for a case that could not run here, saying why
+ * ("needs CUDA 12.8") in place of its numbers. */
+void bw_add_unmeasured_row(bw_report *r, const char *label,
+                           const char *why);
+
 /* One copy as a timed region: cudaMemcpy when async is 0 (the plain call,
  * on the legacy default stream), else cudaMemcpyAsync on stream. */
 typedef struct {

@@ -53,6 +53,11 @@ static char *sb_finish(strbuf *sb)
     return sb->text;
 }
 
+int bw_row_measured(const bw_row *row)
+{
+    return !isnan(row->ms);
+}
+
 static int max_len(const bw_row *rows, size_t n, size_t offset, int least)
 {
     int width = least;
@@ -73,9 +78,13 @@ char *bw_format_table(const bw_row *rows, size_t n)
     sb_printf(&sb, "%.*s  %.*s  ----------  --------\n", lw,
               "----------------------------------------", cw,
               "----------------------------------------");
-    for (size_t i = 0; i < n; i++)
-        sb_printf(&sb, "%-*s  %-*s  %10.3f  %8.2f\n", lw, rows[i].label, cw,
-                  rows[i].counted, rows[i].ms, rows[i].gbps);
+    for (size_t i = 0; i < n; i++) {
+        if (!bw_row_measured(&rows[i]))
+            sb_printf(&sb, "%-*s  %s\n", lw, rows[i].label, rows[i].counted);
+        else
+            sb_printf(&sb, "%-*s  %-*s  %10.3f  %8.2f\n", lw, rows[i].label,
+                      cw, rows[i].counted, rows[i].ms, rows[i].gbps);
+    }
     return sb_finish(&sb);
 }
 
@@ -85,9 +94,15 @@ char *bw_format_bars(const bw_row *rows, size_t n, int width)
     width = width < 1 ? 1 : width > 100 ? 100 : width;  /* the '#'s below */
     double best = 0;
     for (size_t i = 0; i < n; i++)
-        best = rows[i].gbps > best ? rows[i].gbps : best;
+        if (bw_row_measured(&rows[i]) && rows[i].gbps > best)
+            best = rows[i].gbps;
     strbuf sb = {0};
     for (size_t i = 0; i < n; i++) {
+        if (!bw_row_measured(&rows[i])) {
+            sb_printf(&sb, "%-*s |%*s| %s\n", lw, rows[i].label, width, "",
+                      rows[i].counted);
+            continue;
+        }
         int bar = 0;
         if (best > 0 && rows[i].gbps > 0) {
             bar = (int)lround(rows[i].gbps / best * width);
@@ -120,7 +135,10 @@ int bw_write_rows_csv(FILE *fp, const bw_row *rows, size_t n)
         csv_text(fp, rows[i].label);
         fputc(',', fp);
         csv_text(fp, rows[i].counted);
-        fprintf(fp, ",%.6f,%.4f\n", rows[i].ms, rows[i].gbps);
+        if (bw_row_measured(&rows[i]))
+            fprintf(fp, ",%.6f,%.4f\n", rows[i].ms, rows[i].gbps);
+        else
+            fprintf(fp, ",,\n");
     }
     return ferror(fp) ? -1 : 0;
 }

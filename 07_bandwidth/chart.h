@@ -17,24 +17,32 @@
 extern "C" {
 #endif
 
-/* One measured case of the summary. */
+/* One case of the summary. A case that could not run here (an API this
+ * build or driver lacks) has ms and gbps NaN, and `counted` says why. */
 typedef struct {
     char label[40];     /* "pinned H2D" */
-    char counted[40];   /* the bytes the rate counts: "800000000 B H2D" */
+    char counted[40];   /* the bytes the rate counts: "800000000 B H2D";
+                           or why the case was not measured */
     double ms;          /* median time of one repetition */
     double gbps;        /* counted bytes / time, GB/s = 1e9 bytes/s */
 } bw_row;
 
+/* 1 if the row holds a measurement, 0 if it says why there is none. */
+int bw_row_measured(const bw_row *row);
+
 /* Columns: case, bytes counted, median ms, GB/s, under a header and a
- * rule; widths fit the longest entry. */
+ * rule; widths fit the longest entry. A row not measured shows its
+ * reason in place of the bytes counted, and no numbers. */
 char *bw_format_table(const bw_row *rows, size_t n);
 
 /* One bar per row, `width` characters for the largest GB/s; a positive
- * rate always gets at least one '#', so no case looks like zero. */
+ * rate always gets at least one '#', so no case looks like zero. A row
+ * not measured gets an empty bar and its reason in place of the rate. */
 char *bw_format_bars(const bw_row *rows, size_t n, int width);
 
 /* "case,bytes_counted,median_ms,gb_per_s" then one line per row, text
- * fields quoted. Returns 0, or -1 if a write failed. */
+ * fields quoted; a row not measured has its reason as bytes_counted and
+ * empty numbers. Returns 0, or -1 if a write failed. */
 int bw_write_rows_csv(FILE *fp, const bw_row *rows, size_t n);
 
 /* The four cases of --sweep, in column order. */

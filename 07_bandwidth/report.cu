@@ -1,6 +1,7 @@
 /* report.cu - what the parts of 07_bandwidth share: summary rows, the
  * copy region they time, the poison-then-check of every copied buffer,
  * and part 5, the summary (see bandwidth.cu). */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +29,18 @@ double bw_add_row(bw_report *r, const char *label, size_t bytes,
         row->gbps = gbps;
     }
     return gbps;
+}
+
+void bw_add_unmeasured_row(bw_report *r, const char *label,
+                           const char *why)
+{
+    if (r->n_rows < BW_MAX_ROWS) {
+        bw_row *row = &r->rows[r->n_rows++];
+        snprintf(row->label, sizeof row->label, "%s", label);
+        snprintf(row->counted, sizeof row->counted, "%s", why);
+        row->ms = NAN;
+        row->gbps = NAN;
+    }
 }
 
 void bw_copy_region(void *ctx)

@@ -5,7 +5,8 @@
  * and finish it. For 8 KiB that fixed cost is most of the time. We pay it
  * once instead of once per array in two ways: pack the arrays into one
  * pinned buffer and copy it once, or hand the driver the whole list in one
- * call, cudaMemcpyBatchAsync (CUDA 12.8 and newer).
+ * call, cudaMemcpyBatchAsync (CUDA 12.8 and newer: built with an older
+ * CUDA, or run on an older driver, its rows say so instead of a number).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -118,6 +119,11 @@ static void batch_pageable(void *ctx)
     small_set *s = (small_set *)ctx;
     CUDA_CHECK(batch_copy(s, s->h_arrays));
 }
+#define BATCH_REGION(fn) fn
+#else
+/* Built with a CUDA before 12.8: there is no cudaMemcpyBatchAsync to call,
+ * and its cases print "needs CUDA 12.8" in place of their numbers. */
+#define BATCH_REGION(fn) NULL
 #endif
 
 /* One way of copying the arrays, as printed and as a summary row. */
@@ -129,34 +135,54 @@ typedef struct {
     void **batch_srcs; /* a cudaMemcpyBatchAsync case: its source list */
 } small_case;
 
+/* Whether a cudaMemcpyBatchAsync case can run here: 1 if so (after one
+ * untimed batch that the driver accepted), else 0 with the reason printed
+ * as the case's row and a short one, `why`, for the summary. */
+static int batch_runs_here(small_set *s, const small_case *c, char *why,
+                           size_t why_len)
+{
+#if CUDART_VERSION >= 12080
+    int driver = 0;
+    CUDA_CHECK(cudaDriverGetVersion(&driver));
+    if (driver < 12080) {
+        printf("   %-38s needs a CUDA 12.8 driver (this: %d.%d)\n", c->what,
+               driver / 1000, driver % 1000 / 10);
+        snprintf(why, why_len, "needs a CUDA 12.8 driver");
+        return 0;
+    }
+    cudaError_t err = batch_copy(s, c->batch_srcs);
+    if (err != cudaSuccess) {
+        /* Read and so clear the error: it is not one of ours that a
+         * later CUDA_CHECK(cudaGetLastError()) should report. */
+        (void)cudaGetLastError();
+        printf("   %-38s refused here: %s\n", c->what, cudaGetErrorName(err));
+        snprintf(why, why_len, "refused here");
+        return 0;
+    }
+    CUDA_CHECK(cudaStreamSynchronize(s->stream));
+    return 1;
+#else
+    (void)s;
+    printf("   %-38s needs CUDA 12.8 (built with %d.%d)\n", c->what,
+           CUDART_VERSION / 1000, CUDART_VERSION % 1000 / 10);
+    snprintf(why, why_len, "needs CUDA 12.8");
+    return 0;
+#endif
+}
+
 /* Times one case after poisoning the destination, prints its row and
  * checks that every array arrived. Returns the median ms, or 0 if the
- * case cannot run here (cudaMemcpyBatchAsync refused by the driver). */
+ * case cannot run here (a cudaMemcpyBatchAsync case without CUDA 12.8,
+ * or refused by the driver): then its summary row says why. */
 static double run_case(bw_report *r, small_set *s, const small_case *c,
                        double baseline_ms, void *h_check)
 {
     size_t total = s->arrays * s->array_bytes;
-#if CUDART_VERSION >= 12080
-    if (c->batch_srcs) {
-        int driver = 0;
-        CUDA_CHECK(cudaDriverGetVersion(&driver));
-        if (driver < 12080) {
-            printf("   %-38s needs a CUDA 12.8 driver (this: %d.%d)\n",
-                   c->what, driver / 1000, driver % 1000 / 10);
-            return 0;
-        }
-        cudaError_t err = batch_copy(s, c->batch_srcs);
-        if (err != cudaSuccess) {
-            /* Read and so clear the error: it is not one of ours that a
-             * later CUDA_CHECK(cudaGetLastError()) should report. */
-            (void)cudaGetLastError();
-            printf("   %-38s refused here: %s\n", c->what,
-                   cudaGetErrorName(err));
-            return 0;
-        }
-        CUDA_CHECK(cudaStreamSynchronize(s->stream));
+    char why[40];
+    if (c->batch_srcs && !batch_runs_here(s, c, why, sizeof why)) {
+        bw_add_unmeasured_row(r, c->label, why);
+        return 0;
     }
-#endif
     bw_poison_device(s->d_pool, total);
     cm_stats st = c->timing == 2
         ? cm_time_host(c->region, s, r->warmup, r->repeat)
@@ -213,12 +239,10 @@ void bw_small_copies(bw_report *r, size_t arrays, size_t array_bytes)
          one_by_one_pageable, 0, NULL},
         {"one by one, pinned (cudaMemcpyAsync)", "small, 1 by 1, pinned",
          one_by_one_pinned, 1, NULL},
-#if CUDART_VERSION >= 12080
         {"cudaMemcpyBatchAsync, pageable", "small, BatchAsync, pageable",
-         batch_pageable, 1, s.h_arrays},
+         BATCH_REGION(batch_pageable), 1, s.h_arrays},
         {"cudaMemcpyBatchAsync, pinned", "small, BatchAsync, pinned",
-         batch_pinned, 1, s.h_pool_srcs},
-#endif
+         BATCH_REGION(batch_pinned), 1, s.h_pool_srcs},
         {"packed in pinned memory, one copy", "small, packed, 1 copy",
          packed_copy, 1, NULL},
         {"pack on the CPU + 1 copy (host clock)", "small, pack + 1 copy",
@@ -239,10 +263,6 @@ void bw_small_copies(bw_report *r, size_t arrays, size_t array_bytes)
         if (cases[k].region == pack_and_copy)
             pack_ms = ms;
     }
-#if CUDART_VERSION < 12080
-    printf("   cudaMemcpyBatchAsync: needs CUDA 12.8 or newer (built with "
-           "%d.%d)\n", CUDART_VERSION / 1000, CUDART_VERSION % 1000 / 10);
-#endif
     r->batched_speedup = baseline_ms / packed_ms;
     r->pack_speedup = baseline_ms / pack_ms;
     /* What each extra copy adds on top of moving its data, when the copies
