@@ -87,6 +87,22 @@ function(cm_lesson chapter)
                        PROPERTIES LABELS gpu SKIP_RETURN_CODE 77)
 endfunction()
 
+# The build with older toolkits (tests/old-toolkit.sh): the default SMS is
+# what nvcc supports, and every source compiles against the headers of
+# CUDA 12.0 and 12.8, which `tests/old-toolkit.sh fetch build/old-cuda`
+# downloads (CI does); without them the test is skipped. Both run in the
+# plain build only: the sanitizers change nothing they check.
+if(NOT SANITIZE)
+  set(old_toolkit sh "${SRC_DIR}/tests/old-toolkit.sh")
+  string(REPLACE ";" " " chapter_list "${CHAPTERS}")
+  add_test(makefile.sms_from_nvcc ${old_toolkit} sms "${SRC_DIR}")
+  add_test(old_toolkit.compiles ${old_toolkit} check "${SRC_DIR}"
+           "${SRC_DIR}/build/old-cuda" "${TEST_BIN_DIR}/old-toolkit"
+           "${NVCC}" "${STB_INCLUDE}" "${chapter_list}")
+  set_tests_properties(makefile.sms_from_nvcc old_toolkit.compiles
+                       PROPERTIES LABELS cpu SKIP_RETURN_CODE 77)
+endif()
+
 # Each chapter's own tests live in tests/<chapter>.cmake. Every chapter has
 # a lesson and an exercise; their tests come from cm_lesson, in the plain
 # build (the one that builds them).
