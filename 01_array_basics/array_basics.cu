@@ -132,6 +132,17 @@ int main(int argc, char **argv)
     if (opt.quick && !opt.repeat_given)
         opt.repeat = 3;
 
+    /* Before the GPU is touched: the host memory the largest step holds
+     * (a printed copy and its reference), and the CSV file, so that a
+     * size or a path that cannot work fails at once, in one line. */
+    size_t r_bytes = range_n * sizeof(int64_t);
+    size_t big_bytes = big_side * big_side * sizeof(int64_t);
+    cm_require_host_bytes(2 * (r_bytes > big_bytes ? r_bytes : big_bytes),
+                          "a printed array and its reference");
+    cm_out_file csv_file;
+    FILE *csv = cm_csv_open(&csv_file, opt.csv,
+                            "array,bytes,copy_ms_median,copy_ms_min,gb_per_s");
+
     cm_select_device((int)opt.device, NULL);
     cm_verdict verdict = {0};
 
@@ -220,9 +231,6 @@ int main(int argc, char **argv)
            opt.repeat);
     const cm_array *timed[2] = {&x, &big};
     const char *names[2] = {"x", "big"};
-    cm_out_file csv_file;
-    FILE *csv = cm_csv_open(&csv_file, opt.csv,
-                            "array,bytes,copy_ms_median,copy_ms_min,gb_per_s");
     for (int k = 0; k < 2; k++) {
         copy_back job = {h_printed, timed[k]};
         cm_stats s = cm_time_events(copy_back_region, &job, 0,
@@ -242,7 +250,7 @@ int main(int argc, char **argv)
                     timed[k]->nbytes, s.median_ms, s.min_ms,
                     cm_gbps((double)timed[k]->nbytes, s.median_ms));
     }
-    cm_csv_commit(&csv_file);
+    cm_csv_finish(&csv_file, &verdict);   /* kept only if every check passed */
     free(h_printed);
 
     CURAND_CHECK(curandDestroyGenerator(gen));

@@ -174,6 +174,15 @@ int main(int argc, char **argv)
     }
     size_t big_bytes = cm_mul_size(cm_mul_size(side, side, "--n"),
                                    sizeof(double), "--n");
+    /* Before the GPU is touched: host memory for the large array and its
+     * copy back, and the CSV file, so that a size or a path that cannot
+     * work fails at once, in one line. */
+    cm_require_host_bytes(cm_mul_size(2, big_bytes, "--n"),
+                          "the large array and its copy back");
+    cm_out_file csv_file;
+    FILE *csv = cm_csv_open(&csv_file, opt.csv,
+                            "array,bytes,step,first_ms,steady_ms_median,"
+                            "steady_ms_min,gb_per_s");
 
     /* The first CUDA calls of a process start the driver and create the
      * context on the GPU: driver state, the device's address space. It is
@@ -190,10 +199,6 @@ int main(int argc, char **argv)
            " cudaMalloc on the host clock (freed outside the timing)\n",
            opt.repeat, opt.warmup);
 
-    cm_out_file csv_file;
-    FILE *csv = cm_csv_open(&csv_file, opt.csv,
-                            "array,bytes,step,first_ms,steady_ms_median,"
-                            "steady_ms_min,gb_per_s");
     cm_verdict verdict = {0};
 
     /* The tutorial's x_np = np.array([1, 2, 3, 4]): int64, 32 bytes. */
@@ -218,6 +223,6 @@ int main(int argc, char **argv)
            " its own pinned buffer, piece by piece; chapter 07 copies\n"
            "from pinned memory directly and shows how much faster that"
            " is.\n\n");
-    cm_csv_commit(&csv_file);
+    cm_csv_finish(&csv_file, &verdict);   /* kept only if every check passed */
     return cm_verdict_report(&verdict);
 }

@@ -106,6 +106,32 @@ static void end_to_end_region(void *ctx)
     d2h((const tutorial *)ctx);   /* waits for the GEMM: same stream */
 }
 
+/* Host bytes of the main run at its peak: A, B and C; the CPU reference
+ * of all of C, or SAMPLE_ROWS rows of it beside the same rows of C; and
+ * the float32 C of the lower precisions. gemm_host_bytes (36 n^2 bytes)
+ * is more, so this cannot overflow once it has been checked. */
+static size_t host_peak_bytes(size_t n, unsigned set)
+{
+    size_t matrix = n * n * sizeof(double);
+    size_t bytes = 3 * matrix;
+    bytes += n <= FULL_CHECK_MAX_N ? matrix
+                                   : 2 * SAMPLE_ROWS * n * sizeof(double);
+    if (set != GEMM_BIT(GEMM_FP64))
+        bytes += n * n * sizeof(float);
+    return bytes;
+}
+
+/* Host bytes of --sweep: A and B at its largest n (the main run's
+ * matrices are freed by then). */
+static size_t sweep_host_bytes(int quick)
+{
+    const size_t *sizes;
+    size_t count = gemm_sweep_sizes(quick, &sizes), largest = 0;
+    for (size_t i = 0; i < count; i++)
+        largest = sizes[i] > largest ? sizes[i] : largest;
+    return 2 * largest * largest * sizeof(double);
+}
+
 /* Whether --name appeared on the command line ("--name V" or "--name=V"),
  * so that --quick changes only the sizes the user left alone. */
 static int option_given(int argc, char **argv, const char *name)
@@ -166,14 +192,23 @@ int main(int argc, char **argv)
         return CM_EXIT_USAGE;
     }
 
-    struct cudaDeviceProp prop;
-    cm_select_device((int)opt.device, &prop);
     /* Everything at once, before any allocation: a size that cannot fit
-     * fails here, with the bytes asked and free, not halfway through. */
-    cm_require_device_bytes(device_bytes + CUBLAS_SPARE_BYTES,
-                            "A, B, C, their copies and cuBLAS");
+     * fails here, in one line with the bytes needed and available, not
+     * halfway through (on the host, malloc would promise the memory and
+     * the OS kill us when the pages are touched). The host and the CSV
+     * file come before the GPU is touched, so they fail the same way
+     * without one. */
+    cm_require_host_bytes(host_peak_bytes(n, set),
+                          "A, B, C and the CPU reference");
+    if (sweep)
+        cm_require_host_bytes(sweep_host_bytes(opt.quick),
+                              "the sweep's A and B");
     cm_out_file csv_file;
     FILE *csv = cm_csv_open(&csv_file, opt.csv, GEMM_CSV_HEADER);
+    struct cudaDeviceProp prop;
+    cm_select_device((int)opt.device, &prop);
+    cm_require_device_bytes(device_bytes + CUBLAS_SPARE_BYTES,
+                            "A, B, C, their copies and cuBLAS");
     cm_verdict verdict = {0};
     int warmup = (int)opt.warmup, repeat = (int)opt.repeat;
 
@@ -374,7 +409,7 @@ int main(int argc, char **argv)
         size_sweep(&study, opt.quick);
 
     CUBLAS_CHECK(cublasDestroy(t.handle));
-    cm_csv_commit(&csv_file);
+    cm_csv_finish(&csv_file, &verdict);   /* kept only if every check passed */
     printf("\n");
     return cm_verdict_report(&verdict);
 }

@@ -179,7 +179,8 @@ static void part_accounting(const memory_run *run)
 
 /* The budget below the least that a plan of `kind` needs, rounded up to
  * whole granules (2 MiB pages before we know the pool, its measured chunk
- * after): one line on stderr, and 1. */
+ * after): one line on stderr, and 1. Options that contradict each other
+ * are a bad command line: the caller exits 2. */
 static int budget_too_small(size_t mem_limit, size_t n, ooc_kind kind,
                             size_t granule, const char *granules)
 {
@@ -198,6 +199,19 @@ static int budget_too_small(size_t mem_limit, size_t n, ooc_kind kind,
             cm_fmt_bytes(slab, plan, sizeof plan),
             cm_fmt_bytes_short(granule, unit, sizeof unit), granules);
     return 1;
+}
+
+/* Host bytes at the run's peak for the parts asked: pinned A and B
+ * (blocked and out-of-core parts) and the one-call and blocked C (blocked
+ * part), all kept to the end, plus the larger of the pool part's copies of
+ * x and y and the out-of-core part's pinned C. With n <= 2^20, at most 6
+ * matrices of 8 TiB: no overflow. */
+static size_t host_peak_bytes(size_t bytes, int blocked, int pool,
+                              int outofcore)
+{
+    size_t kept = (blocked || outofcore ? 2 : 0) + (blocked ? 2 : 0);
+    size_t passing = pool ? 2 : outofcore ? 1 : 0;
+    return (kept + passing) * bytes;
 }
 
 int main(int argc, char **argv)
@@ -248,32 +262,30 @@ int main(int argc, char **argv)
     size_t bytes = cm_mul_size(cm_mul_size(n, n, "A"), sizeof(double), "A");
 
     /* A budget no plan fits even in 2 MiB pages is known before we touch
-     * the GPU; the pool's real chunk, measured next, may ask for more. */
+     * the GPU; the pool's real chunk, measured next, may ask for more.
+     * So are the host memory the parts need and the CSV file: a size or
+     * a path that cannot work fails at once, in one line. */
     if (do_outofcore && budget_too_small(mem_limit, n, kind,
                                          OOC_POOL_GRANULE, "pages"))
-        return CM_EXIT_FAIL;
+        return CM_EXIT_USAGE;
+    cm_require_host_bytes(host_peak_bytes(bytes, do_blocked, do_pool,
+                                          do_outofcore),
+                          "the matrices of the parts asked");
+    cm_out_file csv_file;
+    FILE *csv = cm_csv_open(&csv_file, opt.csv, "part,metric,value,unit");
     struct cudaDeviceProp prop;
     int device = cm_select_device((int)opt.device, &prop);
     size_t chunk = do_outofcore ? pool_chunk_bytes(device) : 1;
     if (do_outofcore && budget_too_small(mem_limit, n, kind, chunk,
                                          "pool chunks on this GPU"))
-        return CM_EXIT_FAIL;
-    cm_out_file csv_file;
-    memset(&csv_file, 0, sizeof csv_file);
-    if (opt.csv && cm_out_open(&csv_file, opt.csv) != 0) {
-        fprintf(stderr, "04_memory: %s\n", csv_file.error);
-        return CM_EXIT_FAIL;
-    }
-    if (opt.csv)
-        fprintf(csv_file.fp, "part,metric,value,unit\n");
+        return CM_EXIT_USAGE;
 
     cm_verdict verdict = {0};
     cm_freivalds_ref check;
     memset(&check, 0, sizeof check);
     memory_run run = {n, block, mem_limit, chunk, kind, (int)streams,
                       device, (int)opt.warmup, (int)opt.repeat, NULL, NULL,
-                      NULL, &check, &verdict,
-                      opt.csv ? csv_file.fp : NULL, 0, 0};
+                      NULL, &check, &verdict, csv, 0, 0};
     char text[96], limit[32];
     cm_fmt_bytes_short(mem_limit, limit, sizeof limit);
     printf("n = %zu: A, B and C are %s each; block %zu; --mem-limit %s; "
@@ -324,10 +336,7 @@ int main(int argc, char **argv)
     if (do_outofcore)
         printf(" out-of-core / its floor %.2fx (budget %s)",
                run.outofcore_over_floor, limit);
-    if (opt.csv && cm_out_commit(&csv_file) != 0) {
-        fprintf(stderr, "04_memory: %s\n", csv_file.error);
-        return CM_EXIT_FAIL;
-    }
+    cm_csv_finish(&csv_file, &verdict);   /* kept only if every check passed */
     free(h_single);
     free(h_blocked);
     if (h_a) {

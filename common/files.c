@@ -1,10 +1,111 @@
-/* files.c - all-or-nothing output files. */
+/* files.c - all-or-nothing output files.
+ *
+ * Every temporary file still open is listed in a small table, so that a
+ * program that stops early can remove it: an atexit handler does it on
+ * exit(), and a signal handler on the signals that end a program from
+ * outside (Ctrl-C and the like), before the signal ends it as it would
+ * have. A signal can arrive at any instruction, so the table is read
+ * there with atomics only, and the handler calls only unlink() and
+ * raise(), which are async-signal-safe.
+ */
 #include "files.h"
 
 #include <errno.h>
+#include <signal.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+enum { SLOT_FREE, SLOT_FILLING, SLOT_OPEN };
+
+/* One temporary file not yet committed or aborted. pid: the process that
+ * made it, so that a forked child's exit never removes its parent's. */
+typedef struct {
+    atomic_int state;
+    pid_t pid;
+    char tmp_path[sizeof ((cm_out_file *)0)->tmp_path];
+} open_output;
+
+static open_output open_outputs[CM_MAX_OPEN_OUTPUTS];
+static atomic_int cleanup_installed;
+
+/* Signals whose default action ends the program and that a user or the
+ * system sends from outside. */
+static const int CLEANUP_SIGNALS[] = {SIGHUP, SIGINT, SIGQUIT, SIGPIPE,
+                                      SIGTERM};
+
+static void remove_open_outputs(void)
+{
+    pid_t self = getpid();
+    for (int i = 0; i < CM_MAX_OPEN_OUTPUTS; i++)
+        if (atomic_load(&open_outputs[i].state) == SLOT_OPEN &&
+            open_outputs[i].pid == self)
+            unlink(open_outputs[i].tmp_path);
+}
+
+/* Installed with SA_RESETHAND: the signal's default action is back in
+ * place when we get here, so raising it again ends the program the way
+ * the signal would have (as the shell reports it: 130 for Ctrl-C). */
+static void on_signal(int sig)
+{
+    int saved = errno;
+    remove_open_outputs();
+    raise(sig);
+    errno = saved;
+}
+
+/* Once per process: the exit handler, and the signal handlers for the
+ * signals still at their default action (one the program ignores or
+ * handles itself is left alone). */
+static void install_cleanup(void)
+{
+    if (atomic_exchange(&cleanup_installed, 1))
+        return;
+    atexit(remove_open_outputs);
+    for (size_t i = 0; i < sizeof CLEANUP_SIGNALS / sizeof(int); i++) {
+        struct sigaction old, sa;
+        if (sigaction(CLEANUP_SIGNALS[i], NULL, &old) != 0 ||
+            old.sa_handler != SIG_DFL || (old.sa_flags & SA_SIGINFO))
+            continue;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = on_signal;
+        sigemptyset(&sa.sa_mask);
+        sa.sa_flags = SA_RESETHAND;
+        sigaction(CLEANUP_SIGNALS[i], &sa, NULL);
+    }
+}
+
+/* Lists f's temporary file. Returns 0, or -1 if the table is full. */
+static int remember(const cm_out_file *f)
+{
+    install_cleanup();
+    for (int i = 0; i < CM_MAX_OPEN_OUTPUTS; i++) {
+        int expected = SLOT_FREE;
+        if (atomic_compare_exchange_strong(&open_outputs[i].state,
+                                           &expected, SLOT_FILLING)) {
+            open_outputs[i].pid = getpid();
+            strcpy(open_outputs[i].tmp_path, f->tmp_path);
+            /* A sequentially consistent store: the path is complete
+             * before a signal handler can see the slot as open. */
+            atomic_store(&open_outputs[i].state, SLOT_OPEN);
+            return 0;
+        }
+    }
+    return -1;
+}
+
+static void forget(const cm_out_file *f)
+{
+    pid_t self = getpid();
+    for (int i = 0; i < CM_MAX_OPEN_OUTPUTS; i++)
+        if (atomic_load(&open_outputs[i].state) == SLOT_OPEN &&
+            open_outputs[i].pid == self &&
+            strcmp(open_outputs[i].tmp_path, f->tmp_path) == 0) {
+            atomic_store(&open_outputs[i].state, SLOT_FREE);
+            return;
+        }
+}
 
 int cm_out_open(cm_out_file *f, const char *path)
 {
@@ -16,10 +117,19 @@ int cm_out_open(cm_out_file *f, const char *path)
     strcpy(f->path, path);
     snprintf(f->tmp_path, sizeof f->tmp_path, "%s.tmp.%ld", path,
              (long)getpid());
+    /* Listed before it exists, so that no moment has it on disk unlisted
+     * (removing a file not yet made is harmless). */
+    if (remember(f) != 0) {
+        snprintf(f->error, sizeof f->error, "cannot write %s: more than %d "
+                 "output files open at once", path, CM_MAX_OPEN_OUTPUTS);
+        f->tmp_path[0] = '\0';
+        return -1;
+    }
     f->fp = fopen(f->tmp_path, "wb");
     if (!f->fp) {
         snprintf(f->error, sizeof f->error, "cannot write %s: %s", path,
                  strerror(errno));
+        forget(f);
         return -1;
     }
     return 0;
@@ -42,17 +152,19 @@ int cm_out_commit(cm_out_file *f)
         snprintf(f->error, sizeof f->error, "cannot write %s: %s", f->path,
                  strerror(saved ? saved : EIO));
         remove(f->tmp_path);
-        return -1;
     }
-    return 0;
+    forget(f);
+    return failed ? -1 : 0;
 }
 
 void cm_out_abort(cm_out_file *f)
 {
-    if (f->fp)
-        fclose(f->fp);
+    if (!f->fp)
+        return;
+    fclose(f->fp);
     f->fp = NULL;
     remove(f->tmp_path);
+    forget(f);
 }
 
 FILE *cm_csv_open(cm_out_file *f, const char *path, const char *header)
@@ -68,9 +180,17 @@ FILE *cm_csv_open(cm_out_file *f, const char *path, const char *header)
     return f->fp;
 }
 
-void cm_csv_commit(cm_out_file *f)
+void cm_csv_finish(cm_out_file *f, const cm_verdict *verdict)
 {
-    if (f->fp && cm_out_commit(f) != 0) {
+    if (!f->fp)
+        return;
+    if (verdict->checks == 0 || verdict->failures > 0) {
+        cm_out_abort(f);
+        fprintf(stderr, "%s not written: the run did not pass its checks\n",
+                f->path);
+        return;
+    }
+    if (cm_out_commit(f) != 0) {
         fprintf(stderr, "%s\n", f->error);
         exit(1);
     }

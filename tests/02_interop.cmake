@@ -1,7 +1,26 @@
-# 02_interop: the shared checks, its own bad sizes, and a CSV-writing run.
+# 02_interop: the shared checks, its own bad sizes, a size the host cannot
+# hold, its CSV file, and a CSV-writing run.
 cm_chapter(02_interop)
 cm_usage(02_interop n_zero "--n: '0' must be at least 1" --n 0)
 cm_usage(02_interop n_negative "--n: size '-5' is negative" --n -5)
 cm_usage(02_interop n_overflow "--n: size '99999999999999999999' is too large"
          --n 99999999999999999999)
 cm_gpu(02_interop odd_size --quick --n 333 --csv interop.csv)
+
+# --n 1M asks for two 8 TiB arrays: one line, exit 1, before the GPU.
+cm_cpu_run(02_interop.host_too_small exit 1
+           "^not enough host memory for the large array and its copy back: \
+need 17592186044416 bytes"
+           "${BIN_DIR}/02_interop" --n 1M)
+
+# --csv is opened before the GPU is touched: a path that cannot be written
+# fails at once, and a run that stops after the open (here without a GPU,
+# exit 77) leaves neither the CSV nor its temporary file.
+cm_cpu_run(02_interop.csv_unwritable exit 1
+           "^cannot write /nonexistent-dir/x.csv: "
+           "${BIN_DIR}/02_interop" --quick --csv /nonexistent-dir/x.csv)
+add_test(02_interop.no_gpu_leaves_no_csv sh
+         "${SRC_DIR}/tests/no_leftovers.sh" 77
+         "${BIN_DIR}/02_interop" --quick --csv r.csv)
+set_tests_properties(02_interop.no_gpu_leaves_no_csv PROPERTIES
+                     LABELS cpu ENVIRONMENT "CUDA_VISIBLE_DEVICES=-1")

@@ -1,5 +1,5 @@
 # 03_matmul: the shared checks, its own bad inputs, every precision alone,
-# odd sizes, a CSV run, and a size that cannot fit on the GPU.
+# odd sizes, a CSV run, a size the host cannot hold, and its CSV file.
 cm_chapter(03_matmul)
 cm_usage(03_matmul n_zero "--n: '0' must be at least 1" --n 0)
 cm_usage(03_matmul n_over_int "--n: '3000000000' must be at most 2147483647"
@@ -20,12 +20,24 @@ cm_gpu(03_matmul tf32 --n 100 --precision tf32 --repeat 2)
 cm_gpu(03_matmul bf16 --n 129 --precision bf16 --repeat 2)
 cm_gpu(03_matmul csv --quick --csv matmul.csv)
 
-# --n 200000 needs 960 GB of GPU memory: one clear line and exit 1. Without
-# a GPU the program exits 77 first, which this test passes on as skipped.
-add_test(03_matmul.gpu_too_big sh -c
-  "\"$0\" --n 200000 >/dev/null 2>&1; [ $? -eq 77 ] && exit 77; exec \"$@\""
-  "${BIN_DIR}/03_matmul" ${RUN} exit 1
-  "^not enough GPU memory for A, B, C, their copies and cuBLAS: need 960"
-  "${BIN_DIR}/03_matmul" --n 200000)
-set_tests_properties(03_matmul.gpu_too_big PROPERTIES LABELS gpu
-                     SKIP_RETURN_CODE 77)
+# Host memory is checked before the GPU is touched, so a size the host
+# cannot hold fails the same way with or without a GPU: --n 1000000 asks
+# for 24 TB (A, B and C alone). (This size also needs more GPU memory than
+# any GPU has, but the host check comes first: the GPU's "not enough GPU
+# memory" line is reached only on a host with more memory than the GPU.)
+cm_cpu_run(03_matmul.host_too_small exit 1
+  "^not enough host memory for A, B, C and the CPU reference: need \
+24000128000000 bytes"
+  "${BIN_DIR}/03_matmul" --n 1000000)
+
+# --csv is opened before the GPU is touched: a path that cannot be written
+# fails at once, and a run that stops after the open (here without a GPU,
+# exit 77) leaves neither the CSV nor its temporary file.
+cm_cpu_run(03_matmul.csv_unwritable exit 1
+           "^cannot write /nonexistent-dir/x.csv: "
+           "${BIN_DIR}/03_matmul" --quick --csv /nonexistent-dir/x.csv)
+add_test(03_matmul.no_gpu_leaves_no_csv sh
+         "${SRC_DIR}/tests/no_leftovers.sh" 77
+         "${BIN_DIR}/03_matmul" --quick --csv r.csv)
+set_tests_properties(03_matmul.no_gpu_leaves_no_csv PROPERTIES
+                     LABELS cpu ENVIRONMENT "CUDA_VISIBLE_DEVICES=-1")

@@ -1,6 +1,7 @@
 # 04_memory: the shared checks, its own bad inputs, budgets no plan fits,
-# and GPU runs of each part and each out-of-core plan at sizes that blocks,
-# panels and tiles do not divide.
+# a size the host cannot hold, its CSV file, and GPU runs of each part and
+# each out-of-core plan at sizes that blocks, panels and tiles do not
+# divide.
 cm_chapter(04_memory)
 cm_usage(04_memory n_zero "--n: '0' must be at least 1" --n 0)
 cm_usage(04_memory n_text "--n: size 'big' is not a number" --n big)
@@ -18,20 +19,41 @@ cm_usage(04_memory streams_many "--streams: '17' must be at most 16"
 cm_usage(04_memory part_unknown "--part: 'gemm' is not one of" --part gemm)
 
 # A budget below the smallest plan, even in 2 MiB pages, is known before
-# the GPU is touched: exit 1 with the bytes given and needed.
-cm_cpu_run(04_memory.budget_too_small exit 1
+# the GPU is touched: options that contradict each other, so exit 2 (a bad
+# command line) with the bytes given and needed.
+cm_cpu_run(04_memory.budget_too_small exit 2
   "--mem-limit 65536 bytes .* below what the out-of-core GEMM needs for \
 n = 2001: at least 2097152 bytes .* rounded up to whole 2 MiB pages"
   "${BIN_DIR}/04_memory" --quick --mem-limit 64K)
-cm_cpu_run(04_memory.n_too_large_for_budget exit 1
+cm_cpu_run(04_memory.n_too_large_for_budget exit 2
   "below what the out-of-core GEMM needs for n = 1048576: at least \
 [0-9]+ bytes"
   "${BIN_DIR}/04_memory" --part outofcore --n 1M)
 # B (32 MB at n = 2001) plus two row panels of A and C is over 32 MiB.
-cm_cpu_run(04_memory.resident_too_small exit 1
+cm_cpu_run(04_memory.resident_too_small exit 2
   "below what the out-of-core GEMM needs for n = 2001: at least [0-9]+ \
 bytes .* smallest resident-B plan"
   "${BIN_DIR}/04_memory" --quick --plan resident --mem-limit 32M)
+
+# Host memory is checked before the GPU is touched: the blocked part at
+# n = 1M holds four 8 TiB matrices on the host. (On a GPU, a size the GPU
+# cannot hold gets its own line: see accounting_too_large below.)
+cm_cpu_run(04_memory.host_too_small exit 1
+  "^not enough host memory for the matrices of the parts asked: need \
+35184372088832 bytes"
+  "${BIN_DIR}/04_memory" --part blocked --n 1M)
+
+# --csv is opened before the GPU is touched: a path that cannot be written
+# fails at once, and a run that stops after the open (here without a GPU,
+# exit 77) leaves neither the CSV nor its temporary file.
+cm_cpu_run(04_memory.csv_unwritable exit 1
+           "^cannot write /nonexistent-dir/x.csv: "
+           "${BIN_DIR}/04_memory" --quick --csv /nonexistent-dir/x.csv)
+add_test(04_memory.no_gpu_leaves_no_csv sh
+         "${SRC_DIR}/tests/no_leftovers.sh" 77
+         "${BIN_DIR}/04_memory" --quick --csv r.csv)
+set_tests_properties(04_memory.no_gpu_leaves_no_csv PROPERTIES
+                     LABELS cpu ENVIRONMENT "CUDA_VISIBLE_DEVICES=-1")
 
 # cm04_gpu_sh(SUFFIX SCRIPT ARGS...): a GPU test judged by a shell script
 # that gets the program's exit status in $rc and its stderr in $err; exit
@@ -49,18 +71,27 @@ endfunction()
 set(CM04_ONE_LINE "[ $rc -eq 1 ] && \
 [ $(printf '%s\\n' \"$err\" | wc -l) -eq 1 ] && \
 printf '%s\\n' \"$err\" | grep -Eq --")
-cm04_gpu_sh(n_too_large
-  "${CM04_ONE_LINE} '^not enough GPU memory for .*: need [0-9]+ bytes .* free of'"
-  --part blocked --n 400000)
+# x alone at n = 400000 (1.28 TB) is more than a GPU has; the part needs
+# no host memory for it, so the GPU's line is the one seen.
 cm04_gpu_sh(accounting_too_large
-  "${CM04_ONE_LINE} '^not enough GPU memory for x: need'"
+  "${CM04_ONE_LINE} '^not enough GPU memory for x: need [0-9]+ bytes .* \
+free of'"
   --part accounting --n 400000)
+# The same failure with --csv, the file open by then: exit 1, no file left.
+add_test(04_memory.gpu_accounting_too_large_csv sh
+         "${SRC_DIR}/tests/no_leftovers.sh" 1 "${BIN_DIR}/04_memory"
+         --part accounting --n 400000 --csv r.csv)
+set_tests_properties(04_memory.gpu_accounting_too_large_csv PROPERTIES
+                     LABELS gpu SKIP_RETURN_CODE 77)
 # 3 MiB holds the smallest plan in 2 MiB pages but not in a pool chunk,
-# if the pool's chunk is bigger (32 MiB on an H200): then exit 1 naming
+# if the pool's chunk is bigger (32 MiB on an H200): then exit 2 naming
 # the chunk, before anything is allocated (memcheck stays clean); else
-# the run must pass.
+# the run must pass. (CM04_USAGE_LINE: CM04_ONE_LINE with exit 2.)
+set(CM04_USAGE_LINE "[ $rc -eq 2 ] && \
+[ $(printf '%s\\n' \"$err\" | wc -l) -eq 1 ] && \
+printf '%s\\n' \"$err\" | grep -Eq --")
 cm04_gpu_sh(budget_below_chunk
-  "{ ${CM04_ONE_LINE} 'at least [0-9]+ bytes .* pool chunks on this GPU'; \
+  "{ ${CM04_USAGE_LINE} 'at least [0-9]+ bytes .* pool chunks on this GPU'; \
 } || { [ $rc -eq 0 ] && printf '%s\\n' \"$out\" | grep -q '^PASS'; }"
   --quick --part outofcore --mem-limit 3M)
 
@@ -88,8 +119,8 @@ cm_gpu(04_memory csv --quick --csv "${TEST_BIN_DIR}/04_memory_quick.csv")
 # parallel: another test's allocations would move the accounting part's
 # numbers. No 04 GPU test shares the GPU with any other test.
 set_tests_properties(
-  04_memory.gpu_quick 04_memory.gpu_n_too_large
-  04_memory.gpu_accounting_too_large 04_memory.gpu_budget_below_chunk
+  04_memory.gpu_quick 04_memory.gpu_accounting_too_large
+  04_memory.gpu_accounting_too_large_csv 04_memory.gpu_budget_below_chunk
   04_memory.gpu_part_accounting 04_memory.gpu_part_blocked
   04_memory.gpu_part_outofcore 04_memory.gpu_part_pool
   04_memory.gpu_n1 04_memory.gpu_n7 04_memory.gpu_n1_tiled
