@@ -100,18 +100,27 @@ $(LIBCOMMON): $(patsubst %,$(BUILD)/obj/%.o,$(wildcard common/*.c))
 	@mkdir -p $(@D)
 	$(AR) rcs $@ $^
 
+# SMS_STAMP holds the SMS list of the last build in this folder; it is
+# rewritten (and so newer) only when the list changes, which rebuilds
+# everything compiled for the GPU and the code that reads CM_BUILT_SMS.
+SMS_STAMP := $(BUILD)/sms.stamp
+$(SMS_STAMP): FORCE
+	@mkdir -p $(@D)
+	@echo '$(SMS)' | cmp -s - $@ || echo '$(SMS)' > $@
+
 $(BUILD)/obj/%.c.o: %.c
 	@mkdir -p $(@D)
 	$(CC) $(CPPFLAGS) $(C_ALL) -c $< -o $@
+$(BUILD)/obj/common/device.c.o: $(SMS_STAMP)
 
-$(BUILD)/obj/%.cu.o: %.cu
+$(BUILD)/obj/%.cu.o: %.cu $(SMS_STAMP)
 	@mkdir -p $(@D)
 	$(NVCC) $(CPPFLAGS) $(NVCC_ALL) -c $< -o $@
 
-$(BIN)/%.lesson: %/lesson.cu
+$(BIN)/%.lesson: %/lesson.cu $(SMS_STAMP)
 	@mkdir -p $(@D)
 	$(NVCC) $(LESSON_FLAGS) -o $@ $< $(LESSON_LIBS)
-$(BIN)/%.exercise: %/exercise.cu
+$(BIN)/%.exercise: %/exercise.cu $(SMS_STAMP)
 	@mkdir -p $(@D)
 	$(NVCC) $(LESSON_FLAGS) -o $@ $< $(LESSON_LIBS)
 
