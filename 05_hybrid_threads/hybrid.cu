@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <cuda_runtime.h>
 #include <cublas_v2.h>
@@ -29,6 +30,7 @@
 #include "ceiling.h"
 #include "check.h"
 #include "device.h"
+#include "files.h"
 #include "hybrid.h"
 #include "options.h"
 #include "timing.h"
@@ -187,6 +189,15 @@ double run_offload(const settings *s, simple_mode *m, run_clock *clock,
     return run_clock_ms(clock);
 }
 
+/* Whether two open files are one: --csv x and --timeline ./x would
+ * interleave their rows in one file. */
+static int same_file(FILE *a, FILE *b)
+{
+    struct stat sa, sb;
+    return fstat(fileno(a), &sa) == 0 && fstat(fileno(b), &sb) == 0 &&
+           sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
 int main(int argc, char **argv)
 {
     const size_t default_n = 4000;
@@ -241,6 +252,18 @@ int main(int argc, char **argv)
     s.device = (int)opt.device;
     s.seed = RANDOM_SEED;
 
+    /* The output files are opened before the GPU is touched: a path that
+     * cannot be written fails now, not after the measurements. */
+    cm_out_file csv_file, timeline_file;
+    FILE *csv = cm_csv_open(&csv_file, opt.csv, MODES_CSV_HEADER);
+    FILE *timeline_csv = cm_csv_open(&timeline_file, timeline,
+                                     TIMELINE_CSV_HEADER);
+    if (csv && timeline_csv && same_file(csv, timeline_csv)) {
+        fprintf(stderr, "%s: --csv and --timeline name the same file "
+                "(see --help)\n", PROGRAM);
+        return CM_EXIT_USAGE;   /* exit removes both unfinished files */
+    }
+
     cm_select_device((int)opt.device, NULL);
     char bytes_text[64];
     printf("%d tasks, each C = A B with A, B, C of %zu x %zu float64, %s "
@@ -276,16 +299,14 @@ int main(int argc, char **argv)
         printf("\n");
     }
 
-    char err[1300];
-    if ((opt.csv && write_table_csv(opt.csv, modes, count, err,
-                                    sizeof err) != 0) ||
-        (timeline && write_timeline(timeline, modes, count, err,
-                                    sizeof err) != 0)) {
-        fprintf(stderr, "%s: %s\n", PROGRAM, err);
-        return CM_EXIT_FAIL;
-    }
+    if (csv)
+        write_modes_csv(csv, modes, count);
+    if (timeline_csv)
+        write_timeline_csv(timeline_csv, modes, count);
     for (int m = 0; m < count; m++)
         free(records[m]);
+    cm_csv_finish(&csv_file, &verdict);   /* kept only if every check passed */
+    cm_csv_finish(&timeline_file, &verdict);
     printf("\n");
     return cm_verdict_report(&verdict);
 }

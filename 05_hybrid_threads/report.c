@@ -1,6 +1,5 @@
-/* report.c - stage statistics, the pipeline's floor and the CSV files. */
+/* report.c - stage statistics, the pipeline's floor and the CSV rows. */
 #include "report.h"
-#include "files.h"
 #include "timing.h"
 
 #include <stdio.h>
@@ -121,60 +120,39 @@ void print_table(const mode_summary *modes, int count)
     }
 }
 
-static int finish(cm_out_file *f, char *err, size_t err_len)
-{
-    if (cm_out_commit(f) != 0) {
-        snprintf(err, err_len, "%s", f->error);
-        return -1;
-    }
-    return 0;
-}
+const char *const MODES_CSV_HEADER =
+    "mode,n,tasks,workers,threads,runs,wall_ms,tasks_per_s,prep_ms,h2d_ms,"
+    "gemm_ms,d2h_ms,check_ms,cpu_ms,floor_ms,limit";
 
-int write_table_csv(const char *path, const mode_summary *modes, int count,
-                    char *err, size_t err_len)
+void write_modes_csv(FILE *fp, const mode_summary *modes, int count)
 {
-    cm_out_file f;
-    if (cm_out_open(&f, path) != 0) {
-        snprintf(err, err_len, "%s", f.error);
-        return -1;
-    }
-    fprintf(f.fp, "mode,n,tasks,workers,threads,runs,wall_ms,tasks_per_s");
-    for (int s = 0; s < STAGE_COUNT; s++)
-        fprintf(f.fp, ",%s_ms", STAGE_NAMES[s]);
-    fprintf(f.fp, ",cpu_ms,floor_ms,limit\n");
     for (int m = 0; m < count; m++) {
         const mode_summary *r = &modes[m];
-        fprintf(f.fp, "%s,%zu,%d,%d,%d,%d,%.3f,%.3f", r->mode, r->n,
-                r->tasks, r->workers, r->threads, r->runs, r->wall_ms,
+        fprintf(fp, "%s,%zu,%d,%d,%d,%d,%.3f,%.3f", r->mode, r->n, r->tasks,
+                r->workers, r->threads, r->runs, r->wall_ms,
                 tasks_per_s(r));
         for (int s = 0; s < STAGE_COUNT; s++)
-            fprintf(f.fp, ",%.3f", r->stage_ms[s]);
-        fprintf(f.fp, ",%.3f,", r->cpu_ms);
+            fprintf(fp, ",%.3f", r->stage_ms[s]);
+        fprintf(fp, ",%.3f,", r->cpu_ms);
         if (r->floor_ms > 0)
-            fprintf(f.fp, "%.3f,%s", r->floor_ms, r->limit);
+            fprintf(fp, "%.3f,%s", r->floor_ms, r->limit);
         else
-            fprintf(f.fp, ",");
-        fprintf(f.fp, "\n");
+            fprintf(fp, ",");
+        fprintf(fp, "\n");
     }
-    return finish(&f, err, err_len);
 }
 
-int write_timeline(const char *path, const mode_summary *modes, int count,
-                   char *err, size_t err_len)
+const char *const TIMELINE_CSV_HEADER =
+    "mode,task,worker,stage,start_ms,end_ms";
+
+void write_timeline_csv(FILE *fp, const mode_summary *modes, int count)
 {
-    cm_out_file f;
-    if (cm_out_open(&f, path) != 0) {
-        snprintf(err, err_len, "%s", f.error);
-        return -1;
-    }
-    fprintf(f.fp, "mode,task,worker,stage,start_ms,end_ms\n");
     for (int m = 0; m < count; m++)
         for (int t = 0; t < modes[m].tasks; t++) {
             const task_record *r = &modes[m].records[t];
             for (int s = 0; s < STAGE_COUNT; s++)
-                fprintf(f.fp, "%s,%d,%d,%s,%.4f,%.4f\n", modes[m].mode, t,
+                fprintf(fp, "%s,%d,%d,%s,%.4f,%.4f\n", modes[m].mode, t,
                         r->worker, STAGE_NAMES[s], r->start_ms[s],
                         r->end_ms[s]);
         }
-    return finish(&f, err, err_len);
 }

@@ -1,9 +1,11 @@
 /* report.h - what the runs of one mode measured, and how it is reported:
- * per-stage medians, the pipeline's floor, and the two CSV files.
+ * per-stage medians, the pipeline's floor, and the rows of the two CSV
+ * files.
  *
  *   stage_medians(records, tasks, ms);         median of each stage's time
  *   pipeline_floor f = floor_of(&inputs);      f.floor_ms, FLOOR_NAMES[f.limit]
- *   write_table_csv("modes.csv", modes, 3, err, sizeof err);
+ *   FILE *csv = cm_csv_open(&file, "modes.csv", MODES_CSV_HEADER);
+ *   write_modes_csv(csv, modes, 3);            then cm_csv_finish(&file, &v)
  *
  * Times are milliseconds from the start of the run they belong to.
  */
@@ -11,6 +13,7 @@
 #define REPORT_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -78,16 +81,17 @@ void print_floor(const floor_inputs *in, const pipeline_floor *f,
 /* One row per mode: wall time, tasks/s and the stage medians. */
 void print_table(const mode_summary *modes, int count);
 
-/* mode,n,tasks,workers,threads,runs,wall_ms,tasks_per_s, the stage
- * medians, cpu_ms, floor_ms, limit: one row per mode. Written completely
- * or not at all; returns 0, or -1 with the reason in err. */
-int write_table_csv(const char *path, const mode_summary *modes, int count,
-                    char *err, size_t err_len);
+/* --csv: the header line (for cm_csv_open), and the rows under it, one
+ * per mode: mode,n,tasks,workers,threads,runs,wall_ms,tasks_per_s, the
+ * stage medians, cpu_ms, floor_ms (empty where not computed), limit. */
+extern const char *const MODES_CSV_HEADER;
+void write_modes_csv(FILE *fp, const mode_summary *modes, int count);
 
-/* mode,task,worker,stage,start_ms,end_ms: one row per task and stage of
- * each mode's median run. Same contract. */
-int write_timeline(const char *path, const mode_summary *modes, int count,
-                   char *err, size_t err_len);
+/* --timeline: the header line, and the rows under it, one per task and
+ * stage of each mode's median run: mode,task,worker,stage,start_ms,
+ * end_ms. */
+extern const char *const TIMELINE_CSV_HEADER;
+void write_timeline_csv(FILE *fp, const mode_summary *modes, int count);
 
 #ifdef __cplusplus
 }
