@@ -1,4 +1,4 @@
-/* outputs.c - PNG and .npy files of a single-image run. */
+/* outputs.c - PNG, .npy and CSV files of a single-image run. */
 #include "outputs.h"
 #include "alloc.h"
 #include "cli.h"
@@ -51,18 +51,19 @@ void save_outputs(const char *png_path, const char *npy_path,
     }
 }
 
-void save_csv(const char *path, const timing_row *rows, int n_rows)
+void save_csv(const char *path, const timing_row *rows, int n_rows,
+              const cm_verdict *v)
 {
     cm_out_file f;
-    if (cm_out_open(&f, path) != 0)
-        cli_fail(f.error);
-    fprintf(f.fp, "step,bytes,ms_median,ms_min,ms_max,gb_per_s\n");
+    FILE *csv = cm_csv_open(&f, path, "step,bytes,ms_median,ms_min,ms_max,"
+                            "gb_per_s");
+    if (!csv)
+        return;
     for (int i = 0; i < n_rows; i++) {
         const cm_stats *s = &rows[i].stats;
-        fprintf(f.fp, "%s,%.0f,%.6f,%.6f,%.6f,%.3f\n", rows[i].step,
+        fprintf(csv, "%s,%.0f,%.6f,%.6f,%.6f,%.3f\n", rows[i].step,
                 rows[i].bytes, s->median_ms, s->min_ms, s->max_ms,
                 cm_gbps(rows[i].bytes, s->median_ms));
     }
-    if (cm_out_commit(&f) != 0)
-        cli_fail(f.error);
+    cm_csv_finish(&f, v);
 }

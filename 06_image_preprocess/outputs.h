@@ -2,10 +2,10 @@
  *
  *   save_outputs("flipped.png", "x.npy", h_out, h_gray, width, height,
  *                &verdict);
- *   save_csv("times.csv", rows, n_rows);
+ *   save_csv("times.csv", rows, n_rows, &verdict);
  *
  * Either path of save_outputs may be NULL. Each file is written whole or
- * not at all.
+ * not at all, and only when every check passed.
  */
 #ifndef OUTPUTS_H
 #define OUTPUTS_H
@@ -35,9 +35,12 @@ typedef struct {
     cm_stats stats;
 } timing_row;
 
-/* Writes the rows as CSV (step,bytes,ms_median,ms_min,ms_max,gb_per_s);
- * exits 1 naming the file if it cannot. */
-void save_csv(const char *path, const timing_row *rows, int n_rows);
+/* Writes the rows as CSV (step,bytes,ms_median,ms_min,ms_max,gb_per_s),
+ * kept only if v passed (cm_csv_finish: else removed, and stderr says
+ * so); exits 1 naming the file if it cannot be written. Call it after the
+ * last check. */
+void save_csv(const char *path, const timing_row *rows, int n_rows,
+              const cm_verdict *v);
 
 #ifdef __cplusplus
 }

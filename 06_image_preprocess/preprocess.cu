@@ -306,12 +306,15 @@ int main(int argc, char **argv)
                load_ms, rows[3].stats.median_ms);
 
     /* What a person can open: the flipped image back in 8 bits as a PNG
-     * and the float32 tensor as .npy (written only if all checks held). */
+     * and the float32 tensor as .npy, then the timings as CSV, each
+     * written only if all checks held (cli_parse checked at the start
+     * that each can be created). One after the other, so that two that
+     * name the same file never write into each other. */
     printf("\n");
     save_outputs(cfg.out_png, cfg.out_npy, h_out, h_gray, width, height,
                  &verdict);
     if (opt.csv)
-        save_csv(opt.csv, rows, 4 + NAIVE_STEPS);
+        save_csv(opt.csv, rows, 4 + NAIVE_STEPS, &verdict);
 
     CUDA_CHECK(cudaStreamDestroy(stream));
     CUDA_CHECK(cudaFree(d_in));

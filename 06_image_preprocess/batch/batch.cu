@@ -50,16 +50,6 @@ static const double DECODE_BOUND_SHARE = 0.8;
 static const size_t CHECK_PARTS_PER_THREAD = 2;
 #define MAX_CHECK_PARTS 64
 
-/* The .npy being written. If the program stops early (a CUDA error exits
- * from inside CUDA_CHECK), this handler removes the temporary file, so
- * nothing half-written is left behind. */
-static cm_out_file *g_partial_output;
-static void remove_partial_output(void)
-{
-    if (g_partial_output)
-        cm_out_abort(g_partial_output);
-}
-
 /* One stream with its own device buffers and pinned result buffer, and
  * the image it has in flight. */
 typedef struct {
@@ -228,7 +218,9 @@ int run_batch(const batch_options *b, const cm_options *opt)
 
     /* The .npy goes out as the images come back; its header announces N
      * images and is rewritten at the end with the number written (fewer
-     * if some failed to decode). */
+     * if some failed to decode). If the program stops before the end (a
+     * CUDA error exits from inside CUDA_CHECK, a file fails to decode),
+     * files.c removes the temporary file: nothing half-written is left. */
     cm_out_file out_file;
     FILE *out = NULL;
     char header[NPY_HEADER_MAX];
@@ -240,8 +232,6 @@ int run_batch(const batch_options *b, const cm_options *opt)
         if (cm_out_open(&out_file, b->out_npy) != 0)
             cli_fail(out_file.error);
         out = out_file.fp;
-        g_partial_output = &out_file;
-        atexit(remove_partial_output);
         t.write_failed = fwrite(header, 1, header_len, out) != header_len;
     }
 
@@ -260,7 +250,7 @@ int run_batch(const batch_options *b, const cm_options *opt)
         if (!h_in && !b->skip_bad) {
             snprintf(err, sizeof err, "%s", why);
             dp_stop(pool);
-            cli_fail(err);  /* the exit handler removes the partial file */
+            cli_fail(err);  /* files.c removes the partial file */
         }
         if (!h_in) {
             fprintf(stderr, "skipped: %s\n", why);
@@ -339,7 +329,6 @@ int run_batch(const batch_options *b, const cm_options *opt)
             fseek(out, 0, SEEK_SET) != 0 ||
             fwrite(header, 1, header_len, out) != header_len)
             t.write_failed = 1;
-        g_partial_output = NULL;
         if (t.write_failed || verdict.failures > 0) {
             cm_out_abort(&out_file);
             printf("%s: not written (%s)\n", b->out_npy,
@@ -353,18 +342,18 @@ int run_batch(const batch_options *b, const cm_options *opt)
         if (t.write_failed)
             cm_check_true(&verdict, "tensor file written", 0, b->out_npy);
     }
-    if (opt->csv) {
-        cm_out_file csv;
-        if (cm_out_open(&csv, opt->csv) != 0)
-            cli_fail(csv.error);
-        fprintf(csv.fp, "images,skipped,wall_ms,images_per_s,file_mb_per_s,"
-                "tensor_mb_per_s\n%zu,%zu,%.3f,%.3f,%.3f,%.3f\n", t.done,
+    /* The figures as CSV, after the last check: kept only if all held.
+     * Written after the .npy is closed, so the two never write into one
+     * file even if they name the same one. */
+    cm_out_file csv_file;
+    FILE *csv = cm_csv_open(&csv_file, opt->csv, "images,skipped,wall_ms,"
+                            "images_per_s,file_mb_per_s,tensor_mb_per_s");
+    if (csv)
+        fprintf(csv, "%zu,%zu,%.3f,%.3f,%.3f,%.3f\n", t.done,
                 skipped + failed, wall_ms, t.done / (wall_ms * 1e-3),
                 cm_gbps((double)file_bytes, wall_ms) * 1e3,
                 cm_gbps((double)t.done * out_bytes, wall_ms) * 1e3);
-        if (cm_out_commit(&csv) != 0)
-            cli_fail(csv.error);
-    }
+    cm_csv_finish(&csv_file, &verdict);
 
     for (int k = 0; k < streams; k++) {
         CUDA_CHECK(cudaStreamDestroy(lanes[k].stream));
