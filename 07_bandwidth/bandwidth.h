@@ -12,6 +12,7 @@
 #include <cuda_runtime_api.h>
 
 #include "chart.h"
+#include "files.h"
 #include "verify.h"
 
 enum { BW_MAX_ROWS = 24 };
@@ -76,12 +77,13 @@ typedef struct {
     double link_h2d_gbps, link_d2h_gbps;   /* practical maximum */
 } bw_buffers;
 
-/* Part 5: benchmark ratios, the summary table, a bar chart, and the table
- * as CSV at csv_path if not NULL. Returns 0, or 1 if the CSV failed. */
-int bw_summary(bw_report *r, const bw_buffers *b, const char *csv_path);
+/* Part 5: benchmark ratios, the summary table and a bar chart. */
+void bw_summary(bw_report *r, const bw_buffers *b);
 
-/* Exits 1 with one line if the host cannot give us `bytes` right now. */
-void bw_require_host_bytes(size_t bytes, const char *what);
+/* --csv, opened (cm_out_open) before the GPU was touched and written
+ * since: kept only if v passed, then "wrote FILE" on stdout; else removed
+ * and stderr says so (cm_csv_finish). Does nothing when csv->fp is NULL. */
+void bw_finish_csv(cm_out_file *csv, const cm_verdict *v);
 
 /* Part 3: `arrays` small arrays of `array_bytes` each, one by one and
  * batched (small_copies.cu). */
@@ -93,9 +95,9 @@ void bw_overlap(bw_report *r, bw_buffers *b, size_t chunks, size_t streams,
                 int work);
 
 /* --sweep: pageable and pinned, both directions, for each size of
- * bw_sweep_sizes(min, max); writes csv_path if not NULL. Returns the exit
- * status (sweep.cu). */
+ * bw_sweep_sizes(min, max); its table goes to csv if csv->fp is open
+ * (bw_finish_csv). Returns the exit status (sweep.cu). */
 int bw_sweep(size_t min, size_t max, int warmup, int repeat,
-             const char *csv_path);
+             cm_out_file *csv);
 
 #endif /* BW_BANDWIDTH_H */

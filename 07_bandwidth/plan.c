@@ -1,11 +1,9 @@
-/* plan.c - sweep sizes, chunking, host memory and the PCIe link. */
+/* plan.c - sweep sizes, chunking and the PCIe link. */
 #include "plan.h"
 
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 size_t bw_sweep_sizes(size_t min, size_t max, size_t *out, size_t cap)
 {
@@ -32,17 +30,6 @@ void bw_chunk(size_t total, size_t chunks, size_t index, size_t *first,
     *count = base + (index < extra ? 1 : 0);
 }
 
-size_t bw_parse_meminfo(const char *text)
-{
-    const char *line = strstr(text, "MemAvailable:");
-    if (!line)
-        return 0;
-    unsigned long long kib = 0;
-    if (sscanf(line, "MemAvailable: %llu kB", &kib) != 1)
-        return 0;
-    return kib > SIZE_MAX / 1024 ? SIZE_MAX : (size_t)kib * 1024;
-}
-
 /* Reads the first line of a small text file into buf; 0 on success. */
 static int read_line(const char *path, char *buf, size_t len)
 {
@@ -54,24 +41,6 @@ static int read_line(const char *path, char *buf, size_t len)
     buf[got] = '\0';
     buf[strcspn(buf, "\n")] = '\0';
     return got > 0 ? 0 : -1;
-}
-
-size_t bw_host_available_bytes(void)
-{
-    char text[8192];
-    FILE *f = fopen("/proc/meminfo", "r");
-    if (f) {
-        size_t got = fread(text, 1, sizeof text - 1, f);
-        fclose(f);
-        text[got] = '\0';
-        size_t avail = bw_parse_meminfo(text);
-        if (avail)
-            return avail;
-    }
-    long pages = sysconf(_SC_AVPHYS_PAGES), page = sysconf(_SC_PAGESIZE);
-    if (pages <= 0 || page <= 0)
-        return 0;
-    return (size_t)pages * (size_t)page;
 }
 
 double bw_pcie_gbps(const char *speed_text, const char *width_text)

@@ -1,10 +1,9 @@
 /* plan.h - the arithmetic of a bandwidth run, apart from CUDA so the CPU
- * tests can check it: sweep sizes, chunk ranges, host memory, PCIe link.
+ * tests can check it: sweep sizes, chunk ranges, PCIe link.
  *
  *   size_t sizes[64];
  *   size_t n = bw_sweep_sizes(4096, 1 << 30, sizes, 64);  4K, 8K, ... 1G
  *   bw_chunk(total, chunks, c, &first, &count);  chunk c of total elements
- *   size_t avail = bw_host_available_bytes();    0 when unknown
  */
 #ifndef BW_PLAN_H
 #define BW_PLAN_H
@@ -24,14 +23,6 @@ size_t bw_sweep_sizes(size_t min, size_t max, size_t *out, size_t cap);
  * total % chunks pieces one larger) and gives piece `index`. */
 void bw_chunk(size_t total, size_t chunks, size_t index, size_t *first,
               size_t *count);
-
-/* Bytes of the "MemAvailable:" line of a /proc/meminfo text, 0 if absent. */
-size_t bw_parse_meminfo(const char *text);
-
-/* Host memory the kernel says it can give us without swapping
- * (MemAvailable), or free physical pages where that is unreadable; 0 when
- * neither is known. */
-size_t bw_host_available_bytes(void);
 
 /* Raw per-direction bandwidth of a PCIe link in GB/s from sysfs texts such
  * as "32.0 GT/s PCIe" and "16": transfers/s x lanes x encoding / 8 bits.

@@ -1,6 +1,6 @@
 /* report.cu - what the parts of 07_bandwidth share: summary rows, the
  * copy region they time, the poison-then-check of every copied buffer,
- * and part 5, the summary (see bandwidth.cu). */
+ * part 5, the summary (see bandwidth.cu), and the end of the --csv file. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,7 +12,6 @@
 #include "check.h"
 #include "files.h"
 #include "options.h"
-#include "plan.h"
 #include "units.h"
 
 static const int BAR_WIDTH = 32;
@@ -83,7 +82,7 @@ void bw_check_device(cm_verdict *v, const char *what, const void *d_buf,
 
 /* Part 5. The ratios first, then the table, then the chart, so the last
  * thing on screen before the verdict is the picture. */
-int bw_summary(bw_report *r, const bw_buffers *b, const char *csv_path)
+void bw_summary(bw_report *r, const bw_buffers *b)
 {
     printf("\n5. Summary: median of %d after %d warm-up(s); GB/s = 1e9 "
            "bytes/s of the bytes\n   counted\n", r->repeat, r->warmup);
@@ -108,36 +107,15 @@ int bw_summary(bw_report *r, const bw_buffers *b, const char *csv_path)
     printf("%s\n%s\n", table, bars);
     free(table);
     free(bars);
-    if (!csv_path)
-        return 0;
-    /* Written to a temporary name and renamed: all or nothing. A write
-     * error sets the stream's error flag, which the commit reports. */
-    cm_out_file csv;
-    if (cm_out_open(&csv, csv_path) != 0) {
-        fprintf(stderr, "07_bandwidth: %s\n", csv.error);
-        return 1;
-    }
-    bw_write_rows_csv(csv.fp, r->rows, r->n_rows);
-    if (cm_out_commit(&csv) != 0) {
-        fprintf(stderr, "07_bandwidth: %s\n", csv.error);
-        return 1;
-    }
-    printf("wrote %s\n", csv_path);
-    return 0;
 }
 
-/* Exits 1 with one line if the host cannot give us `bytes` right now:
- * malloc would succeed and the OS kill us later, on first touch. */
-void bw_require_host_bytes(size_t bytes, const char *what)
+void bw_finish_csv(cm_out_file *csv, const cm_verdict *v)
 {
-    size_t avail = bw_host_available_bytes();
-    if (avail && bytes > avail) {
-        char need[64], have[64];
-        fprintf(stderr, "07_bandwidth: not enough host memory for %s: need "
-                "%s, %s available\n", what,
-                cm_fmt_bytes(bytes, need, sizeof need),
-                cm_fmt_bytes(avail, have, sizeof have));
-        exit(CM_EXIT_FAIL);
-    }
+    /* What cm_csv_finish keeps: a run with checks, none of them failed. */
+    int kept = v->checks > 0 && v->failures == 0;
+    if (!csv->fp)
+        return;
+    cm_csv_finish(csv, v);
+    if (kept)
+        printf("wrote %s\n", csv->path);
 }
-

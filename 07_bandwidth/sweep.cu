@@ -37,7 +37,7 @@ static void fill_random_bytes(unsigned char *h_buf, size_t bytes)
 }
 
 int bw_sweep(size_t min, size_t max, int warmup, int repeat,
-             const char *csv_path)
+             cm_out_file *csv)
 {
     size_t n = bw_sweep_sizes(min, max, NULL, 0);
     size_t *sizes = (size_t *)cm_host_alloc(n * sizeof(size_t), "sizes");
@@ -132,19 +132,9 @@ int bw_sweep(size_t min, size_t max, int warmup, int repeat,
              copies);
     cm_check_true(&verdict, "every sweep copy", bad == 0,
                   bad ? first_bad : text);
-    int status = 0;
-    if (csv_path) {
-        cm_out_file csv;
-        if (cm_out_open(&csv, csv_path) == 0) {
-            bw_write_sweep_csv(csv.fp, points, n);
-            if (cm_out_commit(&csv) == 0)
-                printf("wrote %s\n", csv_path);
-        }
-        if (csv.error[0]) {
-            fprintf(stderr, "07_bandwidth: %s\n", csv.error);
-            status = 1;
-        }
-    }
+    if (csv->fp)
+        bw_write_sweep_csv(csv->fp, points, n);
+    bw_finish_csv(csv, &verdict);   /* kept only if every copy was right */
 
     CUDA_CHECK(cudaStreamDestroy(stream));
     CUDA_CHECK(cudaFree(d_buf));
@@ -154,6 +144,5 @@ int bw_sweep(size_t min, size_t max, int warmup, int repeat,
     free(h_page_dst);
     free(points);
     free(sizes);
-    int verdict_status = cm_verdict_report(&verdict);
-    return status ? status : verdict_status;
+    return cm_verdict_report(&verdict);
 }
