@@ -3,6 +3,7 @@
 
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static uint32_t be32(const unsigned char *p)
@@ -19,7 +20,7 @@ int fmt_check_png(const unsigned char *d, size_t len, io_info *info,
 {
     size_t pos = 8;
     for (;;) {
-        if (len - pos < 12) {
+        if (len < pos || len - pos < 12) {
             snprintf(why, why_len, "truncated PNG: the file ends at byte "
                      "%zu with no IEND chunk", len);
             return -1;
@@ -42,6 +43,12 @@ int fmt_check_png(const unsigned char *d, size_t len, io_info *info,
             info->width = be32(d + pos + 8);
             info->height = be32(d + pos + 12);
             info->palette = d[pos + 8 + 9] == 3;  /* colour type 3 */
+            if (info->width == 0 || info->height == 0) {
+                snprintf(why, why_len, "PNG header says %zu x %zu pixels: "
+                         "width and height must be at least 1",
+                         info->width, info->height);
+                return -1;
+            }
         }
         if (strcmp(type, "IEND") == 0)
             return 0;
@@ -113,6 +120,79 @@ int fmt_check_jpeg(const unsigned char *d, size_t len, io_info *info,
     return -1;
 }
 
+/* A Radiance HDR is text header lines up to an empty one, a line
+ * "-Y height +X width", then scanlines. Between 8 and 32767 pixels wide
+ * each scanline is usually run-length coded: 2, 2, the width in 2 bytes,
+ * then for each of its 4 channels runs (a count over 128 and one byte) and
+ * literals (a count up to 128 and that many bytes). stb_image up to 2.27
+ * reads a count of 0, or the zeros it reads past the end of a cut file, as
+ * an empty literal forever (CVE-2021-42715); walking the scanlines as it
+ * does finds both before it runs. Anything else is left to stb_image. */
+int fmt_check_hdr(const unsigned char *d, size_t len, char *why,
+                  size_t why_len)
+{
+    size_t pos = 0, line_len;
+    do {  /* header lines, up to the empty one */
+        const unsigned char *nl = memchr(d + pos, '\n', len - pos);
+        if (!nl)
+            return 0;  /* cut in the header: no scanline to loop on */
+        line_len = (size_t)(nl - (d + pos));
+        pos += line_len + 1;
+    } while (line_len > 0);
+    const unsigned char *nl = memchr(d + pos, '\n', len - pos);
+    char size_line[64];
+    if (!nl || (size_t)(nl - (d + pos)) >= sizeof size_line)
+        return 0;
+    memcpy(size_line, d + pos, (size_t)(nl - (d + pos)));
+    size_line[nl - (d + pos)] = '\0';
+    pos = (size_t)(nl - d) + 1;
+    char *end;
+    if (strncmp(size_line, "-Y ", 3) != 0)
+        return 0;
+    long height = strtol(size_line + 3, &end, 10);
+    while (*end == ' ')
+        end++;
+    if (strncmp(end, "+X ", 3) != 0)
+        return 0;
+    long width = strtol(end + 3, NULL, 10);
+    if (width < 8 || width >= 32768)
+        return 0;  /* flat, not run-length coded */
+    long y = 0;
+    for (; y < height; y++) {
+        if (len - pos < 4)
+            goto cut;
+        if (d[pos] != 2 || d[pos + 1] != 2 || (d[pos + 2] & 0x80) ||
+            (d[pos + 2] << 8 | d[pos + 3]) != width)
+            return 0;  /* flat from here on, or refused by stb_image */
+        pos += 4;
+        for (int channel = 0; channel < 4; channel++)
+            for (long x = 0; x < width;) {
+                if (pos >= len)
+                    goto cut;
+                size_t count = d[pos++], bytes = count;
+                if (count > 128) {  /* a run: one byte, count - 128 times */
+                    count -= 128;
+                    bytes = 1;
+                } else if (count == 0) {
+                    snprintf(why, why_len, "corrupt HDR: a run of length 0 "
+                             "at byte %zu, in scanline %ld", pos - 1, y + 1);
+                    return -1;
+                }
+                if ((long)count > width - x)
+                    return 0;  /* refused by stb_image */
+                if (bytes > len - pos)
+                    goto cut;
+                pos += bytes;
+                x += (long)count;
+            }
+    }
+    return 0;
+cut:
+    snprintf(why, why_len, "truncated HDR: the file ends at byte %zu, in "
+             "scanline %ld of %ld", len, y + 1, height);
+    return -1;
+}
+
 const char *fmt_sniff(const unsigned char *d, size_t len)
 {
     static const struct { const char *magic; size_t bytes; const char *name; }
@@ -122,9 +202,15 @@ const char *fmt_sniff(const unsigned char *d, size_t len)
         {"P5", 2, "PGM"}, {"P6", 2, "PPM"}, {"#?", 2, "HDR"},
         {"\x53\x80\xf6\x34", 4, "PIC"},
     };
-    for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
+    size_t count = sizeof known / sizeof known[0];
+    for (size_t i = 0; i < count; i++)
         if (len >= known[i].bytes &&
             memcmp(d, known[i].magic, known[i].bytes) == 0)
+            return known[i].name;
+    /* A file that ends inside a magic number was cut there. */
+    for (size_t i = 0; i < count; i++)
+        if (len > 0 && len < known[i].bytes &&
+            memcmp(d, known[i].magic, len) == 0)
             return known[i].name;
     return "TGA";  /* the one format stb_image reads that has no magic */
 }

@@ -63,6 +63,183 @@ static int over_cap(const char *path, const io_info *info, size_t max_pixels,
     return -1;
 }
 
+/* stb_image reads the file through these callbacks, which serve it from
+ * memory and note whether a decoder ever needed bytes past its end: the
+ * one sign of a cut-off file that every format shares, whatever stb_image
+ * then makes of the missing bytes. Its first read
+ * fills its own 128-byte buffer, and it refills that buffer whenever it
+ * runs dry: a refill that gets fewer bytes is normal near the end, one
+ * that gets none means more was needed. Its other reads and its skips ask
+ * for exactly the bytes a decoder needs. We answer "end of file" only once
+ * a read went past the end, so a decoder that would stop at the end of
+ * the file without reading (PIC, PGM headers) reads first and is seen. */
+typedef struct {
+    const unsigned char *data;
+    size_t len, pos;      /* pos: bytes handed to stb_image so far */
+    const char *buffer;   /* stb_image's own read-ahead buffer */
+    size_t past_end;      /* bytes asked for after the last: > 0, cut */
+} stb_source;
+
+static int source_read(void *user, char *out, int size)
+{
+    stb_source *src = user;
+    if (!src->buffer)
+        src->buffer = out;
+    size_t want = size > 0 ? (size_t)size : 0, left = src->len - src->pos;
+    size_t n = want < left ? want : left;
+    if (out != src->buffer)
+        src->past_end += want - n;
+    else if (n == 0)
+        src->past_end += 1;  /* at least one more byte */
+    memcpy(out, src->data + src->pos, n);
+    src->pos += n;
+    return (int)n;
+}
+
+static void source_skip(void *user, int n)
+{
+    stb_source *src = user;
+    size_t want = n > 0 ? (size_t)n : 0, left = src->len - src->pos;
+    if (want > left)
+        src->past_end += want - left;
+    src->pos += want < left ? want : left;
+}
+
+static int source_eof(void *user)
+{
+    const stb_source *src = user;
+    return src->past_end > 0;
+}
+
+/* stb_image (2.30 and before) copies a 16-bit PGM or PPM's samples, which
+ * the file holds big-endian, into 16-bit integers as they are: swapped on
+ * a little-endian CPU. Returns whether it does, by asking it. */
+static int pnm16_swapped(void)
+{
+    static const unsigned char one_pixel[] = "P5 1 1 65535 \x01\x02";
+    int w, h, channels;
+    stbi_us *value = stbi_load_16_from_memory(one_pixel,
+                                              sizeof one_pixel - 1, &w, &h,
+                                              &channels, 1);
+    int swapped = value && value[0] == 0x0201;
+    stbi_image_free(value);
+    return swapped;
+}
+
+/* stb_image's gray, (77 r + 150 g + 29 b) >> 8, in place, of pixels of n
+ * samples (1: gray, 3: RGB, 4: RGBA) of 8 or 16 bits; 16 bits become
+ * their top 8 last, as in stb_image; swapped: their bytes first. */
+static void gray_in_place(void *decoded, size_t pixels, int n, int bits,
+                          int swapped)
+{
+    uint8_t *gray = decoded;
+    const uint16_t *wide = decoded;
+    for (size_t i = 0; i < pixels; i++) {
+        unsigned v[3];
+        for (int k = 0; k < 3; k++) {
+            size_t at = i * (size_t)n + (size_t)(n < 3 ? 0 : k);
+            v[k] = bits == 8 ? gray[at] : wide[at];
+            if (bits == 16 && swapped)
+                v[k] = (v[k] >> 8 | v[k] << 8) & 0xFFFF;
+        }
+        unsigned y = n < 3 ? v[0]
+                           : (v[0] * 77 + v[1] * 150 + v[2] * 29) >> 8;
+        gray[i] = (uint8_t)(bits == 16 ? y >> 8 : y);
+    }
+}
+
+/* Decodes data to 8-bit gray (or NULL) through the callbacks above, with
+ * in *past_end how many bytes decoders asked for after the last one.
+ * stb_image's own way to one channel errs three times, in 2.27
+ * (Debian's): a PIC that fails to decode is converted anyway, from NULL
+ * (a crash); a 16-bit PPM is converted as if it had 8 bits, then read
+ * past its end; and a 16-bit PGM or PPM has its bytes swapped (above).
+ * Those we take in the channels they decode to and turn gray ourselves,
+ * as stb_image does for every other format. */
+static uint8_t *load_gray_tracked(const char *format, int bits,
+                                  const unsigned char *data, size_t len,
+                                  int *w, int *h, int *channels,
+                                  size_t *past_end)
+{
+    static const stbi_io_callbacks callbacks = {source_read, source_skip,
+                                                source_eof};
+    stb_source src = {data, len, 0, NULL, 0};
+    int pnm = strcmp(format, "PGM") == 0 || strcmp(format, "PPM") == 0;
+    int decoded = strcmp(format, "PIC") == 0   ? 4
+                  : strcmp(format, "PPM") == 0 ? 3
+                                               : 1;
+    void *pixels;
+    int wide = pnm && bits == 16;
+    if (wide)
+        pixels = stbi_load_16_from_callbacks(&callbacks, &src, w, h,
+                                             channels, decoded);
+    else
+        pixels = stbi_load_from_callbacks(&callbacks, &src, w, h, channels,
+                                          decoded);
+    if (pixels && (decoded > 1 || wide))
+        gray_in_place(pixels, (size_t)*w * (size_t)*h, decoded,
+                      wide ? 16 : 8, wide && pnm16_swapped());
+    *past_end = src.past_end;
+    return pixels;
+}
+
+/* The reason stb_image gave, if it is the reader of this format's own:
+ * it tries every format's test in turn, JPEG's first, and a later reader
+ * that fails without a reason of its own leaves a test's "no SOI" or
+ * "bad png sig"; a file no test accepts gets "unknown image type". */
+static const char *own_reason(const char *format)
+{
+    const char *why = stbi_failure_reason();
+    if (!why || strcmp(why, "unknown image type") == 0 ||
+        (strcmp(why, "no SOI") == 0 && strcmp(format, "JPEG") != 0) ||
+        (strcmp(why, "bad png sig") == 0 && strcmp(format, "PNG") != 0))
+        return NULL;
+    return why;
+}
+
+/* At least past_end bytes, and exactly as many where a decoder asked for
+ * them in one read (a row of pixels, all of them) or skipped them. */
+static void say_truncated(const char *format, size_t len, size_t past_end,
+                          char *why, size_t why_len)
+{
+    if (past_end > 1)
+        snprintf(why, why_len, "truncated %s: the file ends at byte %zu, "
+                 "the image at byte %zu or later", format, len,
+                 len + past_end);
+    else
+        snprintf(why, why_len, "truncated %s: the file ends at byte %zu, "
+                 "before the image does", format, len);
+}
+
+/* Why a header that stbi_info refused (sized 0) or read as 0 pixels is
+ * no image: cut short, or the reason of its format's reader. stbi_info
+ * tries every format and leaves the last one's "unknown image type";
+ * loading runs only the reader whose test matched, which stops at the
+ * same header check, before any pixel buffer. A file of under 4 bytes
+ * with no magic number that runs out is too short to name a format. */
+static void explain_header(const char *format, const unsigned char *data,
+                           size_t len, int sized, int w, int h, char *why,
+                           size_t why_len)
+{
+    int lw, lh, lc;
+    size_t past_end;
+    stbi_image_free(load_gray_tracked(format, 8, data, len, &lw, &lh, &lc,
+                                      &past_end));
+    const char *reason = own_reason(format);
+    if (past_end > 0 && (strcmp(format, "TGA") != 0 || len >= 4))
+        say_truncated(format, len, past_end, why, why_len);
+    else if (sized)
+        snprintf(why, why_len, "%s header says %d x %d pixels: width and "
+                 "height must be at least 1", format, w, h);
+    else if (reason)
+        snprintf(why, why_len, "cannot read the %s header: %s", format,
+                 reason);
+    else
+        snprintf(why, why_len, "not an image stb_image can read (PNG, "
+                 "JPEG, BMP, GIF, TGA, PSD, HDR, PIC, PGM/PPM): unknown "
+                 "image type");
+}
+
 int io_probe(const char *path, const unsigned char *data, size_t len,
              size_t max_pixels, io_info *info, char *err, size_t err_len)
 {
@@ -76,13 +253,16 @@ int io_probe(const char *path, const unsigned char *data, size_t len,
         fmt_check_png(data, len, info, why, sizeof why);
     else if (strcmp(info->format, "JPEG") == 0)
         fmt_check_jpeg(data, len, info, why, sizeof why);
+    else if (strcmp(info->format, "HDR") == 0)
+        fmt_check_hdr(data, len, why, sizeof why);
     if (!why[0] && over_cap(path, info, max_pixels, err, err_len) != 0)
         return -1;
     int w = 0, h = 0, comp = 0;
-    if (!why[0] && !stbi_info_from_memory(data, (int)len, &w, &h, &comp))
-        snprintf(why, sizeof why, "not an image stb_image can read "
-                 "(PNG, JPEG, BMP, GIF, TGA, PSD, HDR, PIC, PGM/PPM): %s",
-                 stbi_failure_reason());
+    int sized = !why[0] && stbi_info_from_memory(data, (int)len, &w, &h,
+                                                 &comp);
+    if (!why[0] && (!sized || w <= 0 || h <= 0))
+        explain_header(info->format, data, len, sized, w, h, why,
+                       sizeof why);
     if (why[0]) {
         snprintf(err, err_len, "%s: %s", path, why);
         return -1;
@@ -95,19 +275,14 @@ int io_probe(const char *path, const unsigned char *data, size_t len,
     return over_cap(path, info, max_pixels, err, err_len);
 }
 
-int io_load_gray(const char *path, size_t max_pixels, io_image *img,
-                 char *err, size_t err_len)
+int io_decode_gray(const char *path, const unsigned char *data, size_t len,
+                   size_t max_pixels, io_image *img, char *err,
+                   size_t err_len)
 {
     memset(img, 0, sizeof *img);
-    size_t len = 0;
-    unsigned char *data = io_read_file(path, &len, err, err_len);
-    if (!data)
-        return -1;
     io_info info;
-    if (io_probe(path, data, len, max_pixels, &info, err, err_len) != 0) {
-        free(data);
+    if (io_probe(path, data, len, max_pixels, &info, err, err_len) != 0)
         return -1;
-    }
     /* Asking for 1 channel converts like IMREAD_GRAYSCALE: a (YCbCr)
      * JPEG gives its luma channel Y as it is, as OpenCV's does; other
      * colour images go to (77 r + 150 g + 29 b) >> 8, never above and
@@ -115,18 +290,21 @@ int io_load_gray(const char *path, size_t max_pixels, io_image *img,
      * 0.114 b; alpha is dropped, 16 bits become their top 8, palette
      * indices their colours first. */
     int w, h, channels_in_file;
-    uint8_t *pixels = stbi_load_from_memory(data, (int)len, &w, &h,
-                                            &channels_in_file, 1);
-    free(data);
+    size_t past_end;
+    uint8_t *pixels = load_gray_tracked(info.format, info.bits, data, len,
+                                        &w, &h, &channels_in_file,
+                                        &past_end);
+    if (past_end > 0) {  /* whatever it decoded, part of it was made up */
+        char why[256];
+        say_truncated(info.format, len, past_end, why, sizeof why);
+        snprintf(err, err_len, "%s: %s", path, why);
+        stbi_image_free(pixels);
+        return -1;
+    }
     if (!pixels) {
-        /* stb_image tries JPEG first, and a later format that fails
-         * without a reason of its own leaves that test's "no SOI". */
-        const char *why = stbi_failure_reason();
-        if (!why || (strcmp(why, "no SOI") == 0 &&
-                     strcmp(info.format, "JPEG") != 0))
-            why = "corrupt or unsupported data";
+        const char *why = own_reason(info.format);
         snprintf(err, err_len, "%s: cannot decode the %s data: %s", path,
-                 info.format, why);
+                 info.format, why ? why : "corrupt or unsupported data");
         return -1;
     }
     if ((size_t)w != info.width || (size_t)h != info.height) {
@@ -140,6 +318,19 @@ int io_load_gray(const char *path, size_t max_pixels, io_image *img,
     img->height = info.height;
     img->info = info;
     return 0;
+}
+
+int io_load_gray(const char *path, size_t max_pixels, io_image *img,
+                 char *err, size_t err_len)
+{
+    memset(img, 0, sizeof *img);
+    size_t len = 0;
+    unsigned char *data = io_read_file(path, &len, err, err_len);
+    if (!data)
+        return -1;
+    int rc = io_decode_gray(path, data, len, max_pixels, img, err, err_len);
+    free(data);
+    return rc;
 }
 
 void io_image_free(io_image *img)

@@ -7,9 +7,11 @@
  *   ... img.pixels[y * img.width + x] ...
  *   io_image_free(&img);
  *
- * Missing, empty, non-image, truncated and oversized files are refused
- * before any pixel is decoded; 16-bit, RGB(A), gray+alpha and palette
- * images are converted to 8-bit gray. Every message names the file.
+ * Missing, empty, non-image and oversized files, and cut-off PNG and
+ * JPEG files, are refused before any pixel is decoded; a file of any
+ * format cut short is refused when decoding needs the bytes it lacks.
+ * 16-bit, RGB(A), gray+alpha and palette images are converted to 8-bit
+ * gray. Every message names the file.
  */
 #ifndef IMAGE_IO_H
 #define IMAGE_IO_H
@@ -46,13 +48,21 @@ unsigned char *io_read_file(const char *path, size_t *len, char *err,
                             size_t err_len);
 
 /* Checks file bytes without decoding pixels: a format stb_image reads, a
- * PNG or JPEG that is complete, width * height <= max_pixels. Returns 0
- * and fills info, or -1 with "PATH: reason" in err. */
+ * PNG or JPEG that is complete, a header stb_image accepts, of at least
+ * 1 x 1 and at most max_pixels. Returns 0 and fills info, or -1 with
+ * "PATH: reason" in err. */
 int io_probe(const char *path, const unsigned char *data, size_t len,
              size_t max_pixels, io_info *info, char *err, size_t err_len);
 
-/* io_read_file + io_probe + decode to 8-bit gray. Returns 0, or -1 with
- * "PATH: reason" in err and img zeroed. */
+/* io_probe + decode the file bytes data to 8-bit gray, refusing a file
+ * that ends before its image does ("truncated BMP: ..."). Returns 0, or
+ * -1 with "PATH: reason" in err and img zeroed; path names the file in
+ * messages only. */
+int io_decode_gray(const char *path, const unsigned char *data, size_t len,
+                   size_t max_pixels, io_image *img, char *err,
+                   size_t err_len);
+
+/* io_read_file + io_decode_gray. */
 int io_load_gray(const char *path, size_t max_pixels, io_image *img,
                  char *err, size_t err_len);
 void io_image_free(io_image *img);

@@ -35,7 +35,8 @@ set_tests_properties(test_06_images PROPERTIES FIXTURES_REQUIRED images06
                      ENVIRONMENT "FIXTURES_06=${fx}" SKIP_RETURN_CODE 77)
 
 # bad_input(SUFFIX REGEX ARGS...): exit 1 and one stderr line, without a
-# GPU: files are checked before the device is selected.
+# GPU: files are checked, and one image decoded, before the device is
+# selected.
 function(bad_input suffix regex)
   cm_cpu_run(${ch}.bad_${suffix} exit 1 "${regex}" "${bin}" ${ARGN})
   set_tests_properties(${ch}.bad_${suffix} PROPERTIES
@@ -47,9 +48,22 @@ bad_input(directory "folder.png: is a directory" "${fx}/gray.png"
 bad_input(empty_dir "emptydir: no image files" "${fx}/emptydir")
 bad_input(empty "empty.png: file is empty" "${fx}/empty.png")
 bad_input(not_image "notimage.png: not an image" "${fx}/notimage.png")
-bad_input(truncated_png "truncated.png: truncated PNG" "${fx}/truncated.png")
-bad_input(truncated_jpeg "truncated.jpg: truncated JPEG"
-          "${fx}/truncated.jpg")
+# Every format stb_image reads, cut in half: refused, naming the format
+# (found from the file's structure for PNG, JPEG and HDR, and for every
+# format when decoding asks for bytes past the end).
+foreach(cut png:PNG jpg:JPEG bmp:BMP gif:GIF tga:TGA psd:PSD hdr:HDR
+            pic:PIC pgm:PGM ppm:PPM)
+  string(REPLACE ":" ";" cut "${cut}")
+  list(GET cut 0 ext)
+  list(GET cut 1 format)
+  bad_input(truncated_${ext} "truncated.${ext}: truncated ${format}: "
+            "${fx}/truncated.${ext}")
+endforeach()
+bad_input(truncated_raw_tga
+          "truncated_raw.tga: truncated TGA: .*, the image at byte 2571 "
+          "${fx}/truncated_raw.tga")
+bad_input(zero_width "zero_width.png: PNG header says 0 x 23 pixels"
+          "${fx}/zero_width.png")
 bad_input(corrupt_png "corrupt.png: cannot decode the PNG data: corrupt"
           "${fx}/corrupt.png")
 bad_input(huge "huge.png: header says 100000 x 100000 = 10000000000 pixels"
@@ -86,7 +100,8 @@ foreach(size 1x1 1x7 7x1 3x1000 1000x3 1001x1001 4096x1500 3001x2001)
   cm_gpu(${ch} synthetic_${size} --quick --synthetic ${size})
 endforeach()
 foreach(file gray.png rgb.png rgba.png gray16.png palette.png rgb.jpg
-             gray.bmp gray.tga gray.pgm)
+             gray.bmp rgba.bmp gray.tga rgb.tga gray.pgm rgb.ppm gray16.pgm
+             rgb16.ppm gray.gif gray.psd gray.hdr gray.pic)
   cm_gpu(${ch} file_${file} --quick "${fx}/${file}")
   set_tests_properties(${ch}.gpu_file_${file} PROPERTIES
                        FIXTURES_REQUIRED images06)
@@ -96,16 +111,18 @@ cm_gpu(${ch} batch_resize --resize 40x30 --threads 2 --streams 2
        "${fx}/batch_mixed")
 cm_gpu(${ch} batch_skip_bad --skip-bad "${fx}/batch_bad")
 cm_gpu(${ch} batch_corrupt_skip --skip-bad --threads 1 "${fx}/batch_corrupt")
+cm_gpu(${ch} batch_cut_skip --skip-bad "${fx}/batch_cut")
 cm_gpu(${ch} batch_list --list "${fx}/list.txt" --resize 16x9 --streams 1)
 foreach(t batch_dir batch_resize batch_skip_bad batch_corrupt_skip
-          batch_list)
+          batch_cut_skip batch_list)
   set_tests_properties(${ch}.gpu_${t} PROPERTIES FIXTURES_REQUIRED images06)
 endforeach()
 
 # GPU, then files: the outputs open as what they claim to be. The PNG the
 # program wrote is read back by the program; NumPy loads the tensors; a
-# file that fails to decode inside the pipeline leaves no partial .npy,
-# or with --skip-bad a .npy whose header counts only the good images.
+# file that fails to decode inside the pipeline (corrupt, or cut short)
+# leaves no partial .npy, or with --skip-bad a .npy whose header counts
+# only the good images.
 add_test(${ch}.gpu_outputs sh "${script}" outputs "${bin}" "${fx}"
          "${check_npy}")
 set_tests_properties(${ch}.gpu_outputs PROPERTIES LABELS gpu

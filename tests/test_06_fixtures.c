@@ -1,7 +1,9 @@
 /* test_06_fixtures.c - the image files 06_image_preprocess is tested on:
- * good ones in several formats and layouts (8 and 16 bits, gray, RGB,
- * RGBA, palette) and broken ones (empty, not an image, cut off, a header
- * claiming 100000 x 100000 pixels), plus folders for batches.
+ * good ones in every format stb_image reads (PNG, JPEG, BMP, GIF, TGA,
+ * PSD, HDR, PIC, PGM/PPM) and several layouts (8 and 16 bits, gray, RGB,
+ * RGBA, palette), and broken ones (empty, not an image, cut off in every
+ * format, a header claiming 100000 x 100000 pixels or 0 x 23), plus
+ * folders for batches.
  *
  *   test_06_fixtures --write DIR   write them into DIR (the CTest fixture
  *                                  that the chapter's file tests require)
@@ -22,6 +24,14 @@ enum { W = 37, H = 23 };  /* odd sizes on purpose */
 static const uint8_t PALETTE[4][3] = {
     {0, 0, 0}, {255, 0, 0}, {0, 200, 50}, {30, 60, 250}};
 static char dir[512];
+/* Each good file and its first half. */
+static const char *const CUT[][2] = {
+    {"gray.png", "truncated.png"},  {"rgb.jpg", "truncated.jpg"},
+    {"gray.bmp", "truncated.bmp"},  {"gray.gif", "truncated.gif"},
+    {"gray.tga", "truncated.tga"},  {"rgb.tga", "truncated_raw.tga"},
+    {"gray.psd", "truncated.psd"},  {"gray.hdr", "truncated.hdr"},
+    {"gray.pic", "truncated.pic"},  {"gray.pgm", "truncated.pgm"},
+    {"rgb.ppm", "truncated.ppm"}};
 
 static uint8_t gray_at(int x, int y) { return (uint8_t)(x * 7 + y * 11); }
 
@@ -155,6 +165,114 @@ static void write_raw_png(const char *name, uint32_t w, uint32_t h,
         free(z);
 }
 
+static void put16be(unsigned char *p, unsigned v)
+{
+    p[0] = (unsigned char)(v >> 8);
+    p[1] = (unsigned char)v;
+}
+static void put32be(unsigned char *p, unsigned v)
+{
+    put16be(p, v >> 16);
+    put16be(p + 2, v & 0xFFFF);
+}
+
+/* A GIF of gray pixels (W x H) with a 256-level gray palette. Its LZW data
+ * codes every pixel as a literal of 9 bits and clears the table every 200
+ * pixels, before the code width would grow: larger than real LZW, decoded
+ * the same way, and short enough to write by hand. */
+static void write_gif(const char *name, const uint8_t *gray)
+{
+    static unsigned char gif[8192], lzw[4096];
+    size_t n = 0, bytes = 0;
+    uint32_t bits = 0;
+    int held = 0;
+#define CODE(c) do { bits |= (uint32_t)(c) << held; held += 9;              \
+        while (held >= 8) { lzw[bytes++] = (unsigned char)bits;              \
+                            bits >>= 8; held -= 8; } } while (0)
+    for (int i = 0; i < W * H; i++) {
+        if (i % 200 == 0)
+            CODE(256);  /* clear */
+        CODE(gray[i]);
+    }
+    CODE(257);  /* end of information */
+    if (held > 0)
+        lzw[bytes++] = (unsigned char)bits;
+#undef CODE
+    memcpy(gif, "GIF89a", 6);
+    n = 6;
+    unsigned char screen[7] = {W, 0, H, 0, 0xF7, 0, 0};  /* 256 colours */
+    memcpy(gif + n, screen, 7);
+    n += 7;
+    for (int i = 0; i < 256; i++, n += 3)
+        gif[n] = gif[n + 1] = gif[n + 2] = (unsigned char)i;
+    unsigned char image[11] = {',', 0, 0, 0, 0, W, 0, H, 0, 0, 8};
+    memcpy(gif + n, image, 11);  /* descriptor; LZW code size 8 */
+    n += 11;
+    for (size_t at = 0; at < bytes; at += 255) {  /* sub-blocks */
+        size_t part = bytes - at < 255 ? bytes - at : 255;
+        gif[n++] = (unsigned char)part;
+        memcpy(gif + n, lzw + at, part);
+        n += part;
+    }
+    gif[n++] = 0;    /* end of the image's blocks */
+    gif[n++] = ';';  /* trailer */
+    write_bytes(name, gif, n);
+}
+
+/* A Photoshop file: RGB, 8 bits, each channel compressed with RLE
+ * (PackBits), each row as one literal run; every channel is the gray
+ * image. */
+static void write_psd(const char *name, const uint8_t *gray)
+{
+    static unsigned char psd[8192];
+    memcpy(psd, "8BPS\0\1\0\0\0\0\0\0", 12);  /* version 1, reserved */
+    put16be(psd + 12, 3);                      /* channels */
+    put32be(psd + 14, H);
+    put32be(psd + 18, W);
+    put16be(psd + 22, 8);                      /* bits per channel */
+    put16be(psd + 24, 3);                      /* RGB colour mode */
+    memset(psd + 26, 0, 12);  /* no mode data, resources, layers */
+    put16be(psd + 38, 1);     /* RLE */
+    size_t n = 40;
+    for (int row = 0; row < 3 * H; row++, n += 2)
+        put16be(psd + n, 1 + W);  /* each row: one literal run */
+    for (int c = 0; c < 3; c++)
+        for (int y = 0; y < H; y++) {
+            psd[n++] = W - 1;     /* W literal bytes follow */
+            memcpy(psd + n, gray + y * W, W);
+            n += W;
+        }
+    write_bytes(name, psd, n);
+}
+
+/* A Softimage PIC: a 104-byte header, one packet saying R, G and B come
+ * uncompressed, then each pixel's three bytes (all the gray value). */
+static void write_pic(const char *name, const uint8_t *gray)
+{
+    static unsigned char pic[104 + 4 + 3 * W * H];
+    memset(pic, 0, 104);
+    memcpy(pic, "\x53\x80\xF6\x34", 4);  /* magic; version and comment 0 */
+    memcpy(pic + 88, "PICT", 4);
+    put16be(pic + 92, W);
+    put16be(pic + 94, H);  /* then ratio, fields and padding, all 0 */
+    memcpy(pic + 104, "\0\x08\0\xE0", 4);  /* last packet, 8 bits, raw, RGB */
+    for (int i = 0; i < W * H; i++)
+        memset(pic + 108 + 3 * i, gray[i], 3);
+    write_bytes(name, pic, sizeof pic);
+}
+
+/* A binary PGM (P5) or PPM (P6): a text header, then the samples, 1 or 2
+ * bytes each (big-endian when the maximum value is over 255). */
+static void write_pnm(const char *name, const char *magic, int maxval,
+                      const unsigned char *samples, size_t sample_bytes)
+{
+    static unsigned char pnm[64 + 4 * 3 * W * H];
+    int head = snprintf((char *)pnm, 64, "%s\n%d %d\n%d\n", magic, W, H,
+                        maxval);
+    memcpy(pnm + head, samples, sample_bytes);
+    write_bytes(name, pnm, (size_t)head + sample_bytes);
+}
+
 /* The first half of a file, as an interrupted download leaves it. */
 static void write_first_half(const char *from, const char *to)
 {
@@ -169,6 +287,8 @@ static void write_fixtures(void)
 {
     static uint8_t gray[H][W], rgb[H][W][3], rgba[H][W][4];
     static unsigned char raw16[H * (1 + 2 * W)], raw_palette[H * (1 + W)];
+    static unsigned char gray16be[H][W][2], rgb16be[H][W][3][2];
+    static float linear[H][W];
     for (int y = 0; y < H; y++) {
         raw16[y * (1 + 2 * W)] = 0;
         raw_palette[y * (1 + W)] = 0;
@@ -181,6 +301,14 @@ static void write_fixtures(void)
             uint16_t v16 = (uint16_t)(x * 1700 + y * 97);
             raw16[y * (1 + 2 * W) + 1 + 2 * x] = (unsigned char)(v16 >> 8);
             raw16[y * (1 + 2 * W) + 2 + 2 * x] = (unsigned char)v16;
+            gray16be[y][x][0] = (unsigned char)(v16 >> 8);
+            gray16be[y][x][1] = (unsigned char)v16;
+            uint16_t c16[3] = {v16, (uint16_t)(x * 900), (uint16_t)(y * 2000)};
+            for (int k = 0; k < 3; k++) {
+                rgb16be[y][x][k][0] = (unsigned char)(c16[k] >> 8);
+                rgb16be[y][x][k][1] = (unsigned char)c16[k];
+            }
+            linear[y][x] = gray[y][x] / 255.0f;
             raw_palette[y * (1 + W) + 1 + x] = (unsigned char)((x + y) % 4);
         }
     }
@@ -189,20 +317,28 @@ static void write_fixtures(void)
     stbi_write_png(at("rgba.png"), W, H, 4, rgba, 4 * W);
     write_bytes("rgb.jpg", RGB_JPEG, sizeof RGB_JPEG - 1);
     stbi_write_bmp(at("gray.bmp"), W, H, 1, gray);
-    stbi_write_tga(at("gray.tga"), W, H, 1, gray);
-    char pgm[32];
-    int head = snprintf(pgm, sizeof pgm, "P5\n%d %d\n255\n", W, H);
-    static unsigned char pgm_file[32 + W * H];
-    memcpy(pgm_file, pgm, (size_t)head);
-    memcpy(pgm_file + head, gray, sizeof gray);
-    write_bytes("gray.pgm", pgm_file, (size_t)head + sizeof gray);
+    stbi_write_bmp(at("rgba.bmp"), W, H, 4, rgba);  /* a V4 header */
+    stbi_write_tga(at("gray.tga"), W, H, 1, gray);   /* RLE */
+    stbi_write_tga_with_rle = 0;
+    stbi_write_tga(at("rgb.tga"), W, H, 3, rgb);
+    stbi_write_tga_with_rle = 1;
+    write_pnm("gray.pgm", "P5", 255, &gray[0][0], sizeof gray);
+    write_pnm("rgb.ppm", "P6", 255, &rgb[0][0][0], sizeof rgb);
+    write_pnm("gray16.pgm", "P5", 65535, &gray16be[0][0][0], sizeof gray16be);
+    write_pnm("rgb16.ppm", "P6", 65535, &rgb16be[0][0][0][0], sizeof rgb16be);
+    write_gif("gray.gif", &gray[0][0]);
+    write_psd("gray.psd", &gray[0][0]);
+    write_pic("gray.pic", &gray[0][0]);
+    stbi_write_hdr(at("gray.hdr"), W, H, 1, &linear[0][0]);
     write_raw_png("gray16.png", W, H, 16, 0, raw16, sizeof raw16);
     write_raw_png("palette.png", W, H, 8, 3, raw_palette, sizeof raw_palette);
     write_raw_png("huge.png", 100000, 100000, 8, 0, raw_palette, 64);
     write_raw_png("corrupt.png", W, H, 8, 0, NULL, 0);
+    write_raw_png("zero_width.png", 0, H, 8, 0, raw_palette, 64);
 
-    write_first_half("gray.png", "truncated.png");
-    write_first_half("rgb.jpg", "truncated.jpg");
+    /* Every format cut in half; test_06_images cuts them everywhere. */
+    for (size_t i = 0; i < sizeof CUT / sizeof CUT[0]; i++)
+        write_first_half(CUT[i][0], CUT[i][1]);
     write_bytes("empty.png", "", 0);
     const char text[] = "this is a text file, not an image\n";
     write_bytes("notimage.png", text, sizeof text - 1);
@@ -224,6 +360,12 @@ static void write_fixtures(void)
     stbi_write_png(at("batch_bad/a.png"), W, H, 1, gray, W);
     write_first_half("gray.png", "batch_bad/b.png");
     stbi_write_png(at("batch_bad/c.png"), W, H, 1, gray, W);
+    /* A BMP cut short is found when decoded: in a batch, inside the
+     * pipeline on the GPU side. */
+    mkdir(at("batch_cut"), 0755);
+    stbi_write_bmp(at("batch_cut/a.bmp"), W, H, 1, gray);
+    write_first_half("gray.bmp", "batch_cut/b.bmp");
+    stbi_write_bmp(at("batch_cut/c.bmp"), W, H, 1, gray);
     /* Found only when decoding, inside the pipeline on the GPU side. */
     mkdir(at("batch_corrupt"), 0755);
     stbi_write_png(at("batch_corrupt/a.png"), W, H, 1, gray, W);
@@ -241,18 +383,22 @@ static int remove_fixtures(void)
     int ok = 1;
     const char *files[] = {
         "gray.png", "rgb.png", "rgba.png", "rgb.jpg", "gray.bmp",
-        "gray.tga", "gray.pgm", "gray16.png", "palette.png", "huge.png",
-        "corrupt.png", "batch_corrupt/a.png", "batch_corrupt/b.png",
-        "batch_corrupt/c.png",
-        "truncated.png", "truncated.jpg", "empty.png", "notimage.png",
+        "rgba.bmp", "gray.tga", "rgb.tga", "gray.pgm", "rgb.ppm",
+        "gray16.pgm", "rgb16.ppm", "gray.gif", "gray.psd", "gray.pic",
+        "gray.hdr", "gray16.png", "palette.png", "huge.png", "corrupt.png",
+        "zero_width.png", "batch_corrupt/a.png", "batch_corrupt/b.png",
+        "batch_corrupt/c.png", "batch_cut/a.bmp", "batch_cut/b.bmp",
+        "batch_cut/c.bmp", "empty.png", "notimage.png",
         "list.txt", "batch/a.png", "batch/b.png", "batch/c.jpg",
         "batch/d.bmp", "batch/notes.txt", "batch_mixed/a.png",
         "batch_mixed/b.png", "batch_bad/a.png", "batch_bad/b.png",
         "batch_bad/c.png"};
     for (size_t i = 0; i < sizeof files / sizeof files[0]; i++)
         ok &= remove(at(files[i])) == 0;
+    for (size_t i = 0; i < sizeof CUT / sizeof CUT[0]; i++)
+        ok &= remove(at(CUT[i][1])) == 0;
     const char *dirs[] = {"folder.png", "emptydir", "batch", "batch_mixed",
-                          "batch_bad", "batch_corrupt", ""};
+                          "batch_bad", "batch_corrupt", "batch_cut", ""};
     for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++)
         ok &= rmdir(at(dirs[i])) == 0;
     return ok;

@@ -1,13 +1,15 @@
 /* test_06_images.c - image loading and batch inputs of 06_image_preprocess,
  * on the files test_06_fixtures writes (CTest passes their folder in
  * FIXTURES_06): exact pixels for every lossless format and layout, one
- * clear message naming the file for every broken one.
+ * clear message naming the file for every broken one, and every file cut
+ * at every byte refused as truncated.
  */
 #include "test.h"
 #include "../06_image_preprocess/batch/batch_inputs.h"
 #include "../06_image_preprocess/batch/decode_pool.h"
 #include "../06_image_preprocess/image_io.h"
 #include "../06_image_preprocess/reference.h"
+#include "stb_image.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -74,6 +76,8 @@ static void expect_pixels(const char *name, const char *described,
     for (int y = 0; y < H; y++)
         for (int x = 0; x < W; x++)
             wrong += img.pixels[y * W + x] != expected(x, y);
+    if (wrong)
+        fprintf(stderr, "%s: %d pixels wrong\n", name, wrong);
     EXPECT(wrong == 0);
     io_image_free(&img);
 }
@@ -85,6 +89,11 @@ static uint8_t rgb_at(int x, int y)
 static uint8_t gray16_at(int x, int y)  /* the top 8 of 16 bits */
 {
     return (uint8_t)((uint16_t)(x * 1700 + y * 97) >> 8);
+}
+static uint8_t rgb16_at(int x, int y)  /* gray of 16 bits, its top 8 */
+{
+    unsigned r = (uint16_t)(x * 1700 + y * 97), g = x * 900, b = y * 2000;
+    return (uint8_t)(((r * 77 + g * 150 + b * 29) >> 8) >> 8);
 }
 static uint8_t palette_at(int x, int y)
 {
@@ -100,11 +109,22 @@ static void test_loading(void)
     expect_pixels("gray16.png", "PNG, 16-bit gray", gray16_at);
     expect_pixels("palette.png", "PNG, 8-bit palette", palette_at);
     expect_pixels("gray.bmp", "BMP, 8-bit RGB", gray_at);
+    expect_pixels("rgba.bmp", "BMP, 8-bit RGBA", rgb_at);
     expect_pixels("gray.tga", "TGA, 8-bit gray", gray_at);
+    expect_pixels("rgb.tga", "TGA, 8-bit RGB", rgb_at);
     expect_pixels("gray.pgm", "PGM, 8-bit gray", gray_at);
+    expect_pixels("rgb.ppm", "PPM, 8-bit RGB", rgb_at);
+    expect_pixels("gray16.pgm", "PGM, 16-bit gray", gray16_at);
+    expect_pixels("rgb16.ppm", "PPM, 16-bit RGB", rgb16_at);
+    expect_pixels("gray.gif", "GIF, 8-bit RGBA", gray_at);
+    expect_pixels("gray.psd", "PSD, 8-bit RGBA", gray_at);
+    expect_pixels("gray.pic", "PIC, 8-bit RGB", gray_at);
     io_image img;
     char err[1024];
     EXPECT(load("rgb.jpg", &img, err, sizeof err) == 0);  /* lossy */
+    EXPECT(img.width == W && img.height == H && img.info.channels == 3);
+    io_image_free(&img);
+    EXPECT(load("gray.hdr", &img, err, sizeof err) == 0);  /* floats */
     EXPECT(img.width == W && img.height == H && img.info.channels == 3);
     io_image_free(&img);
 
@@ -112,8 +132,26 @@ static void test_loading(void)
     expect_refused("folder.png", "is a directory");
     expect_refused("empty.png", "file is empty");
     expect_refused("notimage.png", "not an image stb_image can read");
-    expect_refused("truncated.png", "truncated PNG");
-    expect_refused("truncated.jpg", "truncated JPEG");
+    static const char *const cut[][2] = {
+        {"truncated.png", "truncated PNG: chunk IDAT"},
+        {"truncated.jpg", "truncated JPEG: the file ends at byte 361"},
+        {"truncated.bmp", "truncated BMP: the file ends at byte 1315"},
+        {"truncated.gif", "truncated GIF: the file ends at byte 881"},
+        {"truncated.tga", "truncated TGA: the file ends at byte 446"},
+        {"truncated_raw.tga", "truncated TGA: the file ends at byte 1285, "
+                              "the image at byte 2571 or later"},
+        {"truncated.psd", "truncated PSD: the file ends at byte 1400"},
+        {"truncated.hdr", "truncated HDR: the file ends at byte 1566, in "
+                          "scanline 12 of 23"},
+        {"truncated.pic", "truncated PIC: the file ends at byte 1330"},
+        {"truncated.pgm", "truncated PGM: the file ends at byte 432, the "
+                          "image at byte 864 or later"},
+        {"truncated.ppm", "truncated PPM: the file ends at byte 1283, the "
+                          "image at byte 2566 or later"}};
+    for (size_t i = 0; i < sizeof cut / sizeof cut[0]; i++)
+        expect_refused(cut[i][0], cut[i][1]);
+    expect_refused("zero_width.png", "PNG header says 0 x 23 pixels: width "
+                                     "and height must be at least 1");
     expect_refused("corrupt.png", "cannot decode the PNG data: corrupt");
     expect_refused("huge.png", "header says 100000 x 100000 = 10000000000 "
                                "pixels, more than --max-pixels 268435456");
@@ -141,6 +179,116 @@ static void test_loading(void)
     EXPECT(io_write_png_gray(at("no/such/x.png"), ramp, W, H, err,
                              sizeof err) == -1);
     remove(at("new.png"));
+}
+
+/* Every good file decodes to what stbi_load_from_memory gives, the way
+ * the files were read before cut files were looked for; but 16-bit PGM
+ * and PPM files, which stb_image reads with their bytes swapped (and for
+ * a PPM, up to 2.27, past the end of its buffer). */
+static void test_same_as_stb(void)
+{
+    static const char *const names[] = {
+        "gray.png", "rgb.png", "rgba.png", "gray16.png", "palette.png",
+        "rgb.jpg", "gray.bmp", "rgba.bmp", "gray.tga", "rgb.tga",
+        "gray.pgm", "rgb.ppm", "gray.gif", "gray.psd", "gray.pic",
+        "gray.hdr"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        io_image img;
+        char err[1024];
+        size_t len = 0;
+        unsigned char *data = io_read_file(at(names[i]), &len, err,
+                                           sizeof err);
+        int w = 0, h = 0, c;
+        uint8_t *want = data ? stbi_load_from_memory(data, (int)len, &w, &h,
+                                                     &c, 1)
+                             : NULL;
+        EXPECT(want && load(names[i], &img, err, sizeof err) == 0);
+        int same = want && img.pixels && w == W && h == H &&
+                   memcmp(img.pixels, want, W * H) == 0;
+        if (!same)
+            fprintf(stderr, "%s: not what stb_image gives\n", names[i]);
+        EXPECT(same);
+        if (want && img.pixels)
+            io_image_free(&img);
+        stbi_image_free(want);
+        free(data);
+    }
+}
+
+/* Each good file cut at every length from 1 byte to all but its last:
+ * every cut is refused as truncated, whatever the format. Two cuts are
+ * not: a TGA (no magic number) of 1 to 3 bytes is not an image we can
+ * name, and a GIF without its last byte, the trailer, which stb_image
+ * never reads, still gives every pixel of the whole file. */
+static void test_every_cut(void)
+{
+    static const char *const names[][2] = {
+        {"gray.png", "PNG"}, {"palette.png", "PNG"}, {"rgb.jpg", "JPEG"},
+        {"gray.bmp", "BMP"}, {"rgba.bmp", "BMP"},    {"gray.gif", "GIF"},
+        {"gray.tga", "TGA"}, {"rgb.tga", "TGA"},     {"gray.psd", "PSD"},
+        {"gray.hdr", "HDR"}, {"gray.pic", "PIC"},    {"gray.pgm", "PGM"},
+        {"rgb.ppm", "PPM"},  {"gray16.pgm", "PGM"},  {"rgb16.ppm", "PPM"}};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        const char *name = names[i][0], *format = names[i][1];
+        char err[1024], want[32];
+        snprintf(want, sizeof want, "truncated %s: ", format);
+        size_t len = 0;
+        unsigned char *data = io_read_file(at(name), &len, err, sizeof err);
+        io_image whole, img;
+        EXPECT(data && io_decode_gray(name, data, len, IO_DEFAULT_MAX_PIXELS,
+                                      &whole, err, sizeof err) == 0);
+        size_t wrong = 0;
+        for (size_t cut = 1; whole.pixels && cut < len; cut++) {
+            int rc = io_decode_gray(name, data, cut, IO_DEFAULT_MAX_PIXELS,
+                                    &img, err, sizeof err);
+            int ok;
+            if (strcmp(format, "GIF") == 0 && cut == len - 1)
+                ok = rc == 0 && memcmp(img.pixels, whole.pixels, W * H) == 0;
+            else if (strcmp(format, "TGA") == 0 && cut < 4)
+                ok = rc == -1 && strstr(err, "not an image stb_image can");
+            else  /* "P" starts PGM's magic and PPM's alike */
+                ok = rc == -1 && (strstr(err, want) ||
+                                  (cut == 1 && strstr(err, "truncated ")));
+            if (rc == 0)
+                io_image_free(&img);
+            if (!ok && wrong++ < 3)
+                fprintf(stderr, "%s cut to %zu bytes: %s\n", name, cut,
+                        rc == 0 ? "accepted" : err);
+        }
+        EXPECT(wrong == 0);
+        if (whole.pixels)
+            io_image_free(&whole);
+        free(data);
+    }
+}
+
+/* stb_image 2.27 would loop forever on an HDR holding a run of length 0
+ * (or cut inside its runs): the scanlines are walked first. */
+static void test_hdr_zero_run(void)
+{
+    char err[1024];
+    size_t len = 0;
+    unsigned char *data = io_read_file(at("gray.hdr"), &len, err,
+                                       sizeof err);
+    EXPECT(data != NULL);
+    if (!data)
+        return;
+    /* After the empty line that ends the header and the size line comes
+     * the first scanline: 4 bytes (2, 2, width), then a count. */
+    size_t at_count = 0;
+    for (size_t i = 1, lines = 0; i < len && !at_count; i++)
+        if (data[i] == '\n' && (lines || data[i - 1] == '\n') && lines++)
+            at_count = i + 1 + 4;
+    EXPECT(at_count > 0 && at_count < len);
+    if (at_count > 0 && at_count < len) {
+        data[at_count] = 0;
+        io_image img;
+        EXPECT(io_decode_gray("zero.hdr", data, len, IO_DEFAULT_MAX_PIXELS,
+                              &img, err, sizeof err) == -1);
+        EXPECT(strstr(err, "zero.hdr: corrupt HDR: a run of length 0 at "
+                           "byte") != NULL);
+    }
+    free(data);
 }
 
 static void test_batch_inputs(void)
@@ -201,6 +349,18 @@ static void test_batch_inputs(void)
     EXPECT(skipped == 1 && list.count == 2 && strstr(list.paths[1], "c.png"));
     path_list_free(&list);
 
+    /* A BMP cut short has a whole header: it passes the check, and the
+     * batch finds it when the decode threads reach it. */
+    one[0] = (char *)at("batch_cut");
+    EXPECT(inputs_collect(one, 1, NULL, &list, err, sizeof err) == 0);
+    src.list = &list;
+    EXPECT(inputs_check(&src, 0, &skipped, &bytes, err, sizeof err) == 0);
+    EXPECT(list.count == 3);
+    EXPECT(inputs_decode(&src, 0, dst, err, sizeof err) == 0);
+    EXPECT(inputs_decode(&src, 1, dst, err, sizeof err) == -1);
+    EXPECT(strstr(err, "batch_cut/b.bmp: truncated BMP") != NULL);
+    path_list_free(&list);
+
     /* Whole chunks but corrupt data: it passes the check, so the batch
      * finds it only when the decode threads reach it. */
     one[0] = (char *)at("batch_corrupt");
@@ -259,6 +419,9 @@ int main(int argc, char **argv)
     }
     snprintf(dir, sizeof dir, "%s", from);
     test_loading();
+    test_same_as_stb();
+    test_every_cut();
+    test_hdr_zero_run();
     test_batch_inputs();
     test_threaded_decode();
     return test_summary();
