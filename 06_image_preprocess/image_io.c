@@ -3,10 +3,12 @@
 #include "image_format.h"
 #include "files.h"
 #include "stb_image.h"
+#include "stb_impl.h"
 #include "stb_image_write.h"
 
 #include <errno.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -148,6 +150,19 @@ static void gray_in_place(void *decoded, size_t pixels, int n, int bits,
     }
 }
 
+/* The most stb_image may take in one allocation to decode a width x
+ * height image from len bytes. Its largest buffers hold at most 8 bytes a
+ * pixel (16-bit RGBA), rows and columns padded to 16, or twice the file
+ * (a PNG's compressed data, grown by doubling); we allow twice that, and
+ * 1 MiB for the rest. With no size (0 x 0), no pixel buffer at all. */
+static size_t decode_budget(size_t width, size_t height, size_t len)
+{
+    size_t padded = (width + 16) * (height + 16);  /* each side < 2^32 */
+    if (padded > SIZE_MAX / 64 || len > SIZE_MAX / 64)
+        return 0;  /* no limit: stb_image's own (2 GiB) applies */
+    return 2 * (8 * (width && height ? padded : 0) + 2 * len) + (1 << 20);
+}
+
 /* Decodes data to 8-bit gray (or NULL) through the callbacks above, with
  * in *past_end how many bytes decoders asked for after the last one.
  * stb_image's own way to one channel errs three times, in 2.27
@@ -158,8 +173,8 @@ static void gray_in_place(void *decoded, size_t pixels, int n, int bits,
  * as stb_image does for every other format. */
 static uint8_t *load_gray_tracked(const char *format, int bits,
                                   const unsigned char *data, size_t len,
-                                  int *w, int *h, int *channels,
-                                  size_t *past_end)
+                                  size_t budget, int *w, int *h,
+                                  int *channels, size_t *past_end)
 {
     static const stbi_io_callbacks callbacks = {source_read, source_skip,
                                                 source_eof};
@@ -170,12 +185,14 @@ static uint8_t *load_gray_tracked(const char *format, int bits,
                                                : 1;
     void *pixels;
     int wide = pnm && bits == 16;
+    stb_limit_allocation(budget);
     if (wide)
         pixels = stbi_load_16_from_callbacks(&callbacks, &src, w, h,
                                              channels, decoded);
     else
         pixels = stbi_load_from_callbacks(&callbacks, &src, w, h, channels,
                                           decoded);
+    stb_limit_allocation(0);
     if (pixels && (decoded > 1 || wide))
         gray_in_place(pixels, (size_t)*w * (size_t)*h, decoded,
                       wide ? 16 : 8, wide && pnm16_swapped());
@@ -215,17 +232,22 @@ static void say_truncated(const char *format, size_t len, size_t past_end,
  * no image: cut short, or the reason of its format's reader. stbi_info
  * tries every format and leaves the last one's "unknown image type";
  * loading runs only the reader whose test matched, which stops at the
- * same header check, before any pixel buffer. A file of under 4 bytes
- * with no magic number that runs out is too short to name a format. */
+ * same header check, and is given no memory for pixels, whatever size
+ * the header claims. A file of under 4 bytes with no magic number that
+ * runs out is too short to name a format. */
 static void explain_header(const char *format, const unsigned char *data,
                            size_t len, int sized, int w, int h, char *why,
                            size_t why_len)
 {
     int lw, lh, lc;
     size_t past_end;
-    stbi_image_free(load_gray_tracked(format, 8, data, len, &lw, &lh, &lc,
-                                      &past_end));
+    stbi_image_free(load_gray_tracked(format, 8, data, len,
+                                      decode_budget(0, 0, len), &lw, &lh,
+                                      &lc, &past_end));
     const char *reason = own_reason(format);
+    if (reason && strcmp(reason, "outofmem") == 0)  /* got to the pixels */
+        reason = strcmp(format, "TGA") != 0 ? "corrupt or unsupported"
+                                            : NULL;
     if (past_end > 0 && (strcmp(format, "TGA") != 0 || len >= 4))
         say_truncated(format, len, past_end, why, why_len);
     else if (sized)
@@ -291,9 +313,10 @@ int io_decode_gray(const char *path, const unsigned char *data, size_t len,
      * indices their colours first. */
     int w, h, channels_in_file;
     size_t past_end;
-    uint8_t *pixels = load_gray_tracked(info.format, info.bits, data, len,
-                                        &w, &h, &channels_in_file,
-                                        &past_end);
+    uint8_t *pixels = load_gray_tracked(
+        info.format, info.bits, data, len,
+        decode_budget(info.width, info.height, len), &w, &h,
+        &channels_in_file, &past_end);
     if (past_end > 0) {  /* whatever it decoded, part of it was made up */
         char why[256];
         say_truncated(info.format, len, past_end, why, sizeof why);

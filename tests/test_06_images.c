@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 enum { W = 37, H = 23 };  /* odd sizes on purpose */
 /* As test_06_fixtures.c writes them. */
@@ -291,6 +292,27 @@ static void test_hdr_zero_run(void)
     free(data);
 }
 
+/* A 104-byte PIC header claiming 20000 x 20000 pixels, with no packets
+ * (so stbi_info refuses it): refused without stb_image taking the 1.6 GB
+ * its reader would allocate for the pixels before finding the file cut. */
+static void test_hostile_header(void)
+{
+    static unsigned char pic[104] = {0x53, 0x80, 0xF6, 0x34};
+    memcpy(pic + 88, "PICT", 4);
+    pic[92] = pic[94] = 20000 >> 8;  /* width and height, big-endian */
+    pic[93] = pic[95] = 20000 & 0xFF;
+    io_image img;
+    char err[1024];
+    EXPECT(io_decode_gray("big.pic", pic, sizeof pic, IO_DEFAULT_MAX_PIXELS,
+                          &img, err, sizeof err) == -1);
+    EXPECT(strstr(err, "big.pic: cannot read the PIC header") != NULL);
+    struct rusage usage;
+    EXPECT(getrusage(RUSAGE_SELF, &usage) == 0);
+    if (usage.ru_maxrss > 512 * 1024)
+        fprintf(stderr, "peak memory %ld KiB\n", usage.ru_maxrss);
+    EXPECT(usage.ru_maxrss < 512 * 1024);  /* KiB */
+}
+
 static void test_batch_inputs(void)
 {
     char err[1024];
@@ -422,6 +444,7 @@ int main(int argc, char **argv)
     test_same_as_stb();
     test_every_cut();
     test_hdr_zero_run();
+    test_hostile_header();
     test_batch_inputs();
     test_threaded_decode();
     return test_summary();
