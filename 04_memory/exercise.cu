@@ -7,7 +7,7 @@
  * Then the pool must keep x after del x (the release threshold: the
  * default 0 gives memory back at every synchronize) and give it all back
  * at free_all_blocks() (cudaMemPoolTrimTo keeps at least what it is told).
- * Build and run (CUDA 11.2 or newer, for cudaMallocAsync):
+ * Build and run (CUDA 11.4 or newer: the pool, cuBLAS status names):
  *   nvcc -O2 -o exercise exercise.cu -lcublas
  *   ./exercise
  */

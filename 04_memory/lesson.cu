@@ -2,7 +2,7 @@
  * comment above its C: x.nbytes / 1024**2 (MiB, not MB) and what cudaMalloc
  * takes for x; block_matrix_multiply(a, b, 1000) with sub-matrix views as
  * its blocks; del x; free_all_blocks() as the stream-ordered pool's trim.
- * Build and run (CUDA 11.2 or newer, for cudaMallocAsync):
+ * Build and run (CUDA 11.4 or newer: the pool, cuBLAS status names):
  *   nvcc -O2 -o lesson lesson.cu -lcublas
  *   ./lesson
  */
