@@ -151,10 +151,11 @@ static void gray_in_place(void *decoded, size_t pixels, int n, int bits,
 }
 
 /* The most stb_image may take in one allocation to decode a width x
- * height image from len bytes. Its largest buffers hold at most 8 bytes a
- * pixel (16-bit RGBA), rows and columns padded to 16, or twice the file
- * (a PNG's compressed data, grown by doubling); we allow twice that, and
- * 1 MiB for the rest. With no size (0 x 0), no pixel buffer at all. */
+ * height image from len bytes: twice its largest buffer, which holds 8
+ * bytes a pixel (16-bit RGBA) with each side padded by 16 (JPEG pads to
+ * 32, but at 2 bytes a pixel), or twice the file (a PNG's compressed data,
+ * grown by doubling); and 1 MiB for the rest. No size (0 x 0): no pixel
+ * buffer at all. */
 static size_t decode_budget(size_t width, size_t height, size_t len)
 {
     size_t padded = (width + 16) * (height + 16);  /* each side < 2^32 */

@@ -7,11 +7,12 @@
  *   ... img.pixels[y * img.width + x] ...
  *   io_image_free(&img);
  *
- * Missing, empty, non-image and oversized files, and cut-off PNG and
- * JPEG files, are refused before any pixel is decoded; a file of any
- * format cut short is refused when decoding needs the bytes it lacks.
- * 16-bit, RGB(A), gray+alpha and palette images are converted to 8-bit
- * gray. Every message names the file.
+ * Missing, empty, non-image and oversized files, PNG, JPEG and HDR files
+ * cut short, and files cut inside their header are refused before any
+ * pixel is decoded; a file of any other format cut short, at the latest
+ * when decoding needs the bytes it lacks. 16-bit, RGB(A), gray+alpha and
+ * palette images are converted to 8-bit gray. Every message names the
+ * file.
  */
 #ifndef IMAGE_IO_H
 #define IMAGE_IO_H
@@ -48,9 +49,9 @@ unsigned char *io_read_file(const char *path, size_t *len, char *err,
                             size_t err_len);
 
 /* Checks file bytes without decoding pixels: a format stb_image reads, a
- * PNG or JPEG that is complete, a header stb_image accepts, of at least
- * 1 x 1 and at most max_pixels. Returns 0 and fills info, or -1 with
- * "PATH: reason" in err. */
+ * PNG, JPEG or HDR that is complete, a header stb_image accepts, of at
+ * least 1 x 1 and at most max_pixels. Returns 0 and fills info, or -1
+ * with "PATH: reason" in err. */
 int io_probe(const char *path, const unsigned char *data, size_t len,
              size_t max_pixels, io_info *info, char *err, size_t err_len);
 
