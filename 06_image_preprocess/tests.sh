@@ -45,7 +45,7 @@ outputs)
     run --quick --out-npy "$out.2.npy" "$out.png"
     run --out-npy "$out.3.npy" "$fixtures/batch"
     run --skip-bad --out-npy "$out.4.npy" "$fixtures/batch_corrupt"
-    run --skip-bad --out-npy "$out.6.npy" "$fixtures/batch_cut"
+    run --skip-bad --out-npy "$out.5.npy" "$fixtures/batch_cut"
     # refused BATCH FILE MESSAGE: the batch stops with exit 1 naming FILE,
     # and leaves no .npy behind.
     refused() {
@@ -70,7 +70,7 @@ outputs)
         python3 "$check_npy" "$out.2.npy" --shape 101,333 &&
         python3 "$check_npy" "$out.3.npy" --shape 4,23,37 &&
         python3 "$check_npy" "$out.4.npy" --shape 2,23,37 &&
-        python3 "$check_npy" "$out.6.npy" --shape 2,23,37 || exit 1
+        python3 "$check_npy" "$out.5.npy" --shape 2,23,37 || exit 1
     ;;
 numpy)
     "$2" --write "$3" && python3 "$4" "$3" --shape 2,3,5 --ramp

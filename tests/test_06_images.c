@@ -431,6 +431,45 @@ static void test_threaded_decode(void)
     path_list_free(&list);
 }
 
+/* The same threads on a batch with a file cut short, each file four
+ * times over: every cut one comes back refused with its reason, each
+ * thread's decodes bounded by its own allocation limit. */
+static void test_threaded_cut(void)
+{
+    char err[1024];
+    path_list list;
+    char *one[1] = {(char *)at("batch_cut")};
+    EXPECT(inputs_collect(one, 1, NULL, &list, err, sizeof err) == 0);
+    batch_source src = {&list, 0, 0, 0, IO_DEFAULT_MAX_PIXELS};
+    size_t skipped, bytes;
+    EXPECT(inputs_check(&src, 0, &skipped, &bytes, err, sizeof err) == 0);
+    static uint8_t storage[3][W * H], alone[W * H];
+    uint8_t *slots[3] = {storage[0], storage[1], storage[2]};
+    size_t rounds = 4 * list.count;
+    path_list repeated = {calloc(rounds, sizeof(char *)), rounds};
+    for (size_t i = 0; repeated.paths && i < rounds; i++)
+        repeated.paths[i] = list.paths[i % list.count];
+    batch_source many = src;
+    many.list = &repeated;
+    dp_pool *pool = dp_start(rounds, slots, 3, 3, inputs_decode, &many);
+    EXPECT(pool != NULL);
+    for (size_t i = 0; pool && i < rounds; i++) {
+        const char *why = NULL;
+        uint8_t *got = dp_wait(pool, i, &why);
+        if (strstr(list.paths[i % list.count], "/b.bmp"))
+            EXPECT(!got && why && strstr(why, "b.bmp: truncated BMP"));
+        else
+            EXPECT(got && inputs_decode(&src, i % list.count, alone, err,
+                                        sizeof err) == 0 &&
+                   memcmp(got, alone, sizeof alone) == 0);
+        dp_release(pool, i);
+    }
+    if (pool)
+        dp_stop(pool);
+    free(repeated.paths);
+    path_list_free(&list);
+}
+
 int main(int argc, char **argv)
 {
     const char *from = argc > 1 ? argv[1] : getenv("FIXTURES_06");
@@ -447,5 +486,6 @@ int main(int argc, char **argv)
     test_hostile_header();
     test_batch_inputs();
     test_threaded_decode();
+    test_threaded_cut();
     return test_summary();
 }
