@@ -131,20 +131,27 @@ int fmt_check_jpeg(const unsigned char *d, size_t len, io_info *info,
 int fmt_check_hdr(const unsigned char *d, size_t len, char *why,
                   size_t why_len)
 {
-    size_t pos = 0, line_len;
-    do {  /* header lines, up to the empty one */
-        const unsigned char *nl = memchr(d + pos, '\n', len - pos);
+    /* Header lines up to an empty one, which for stb_image is one that
+     * starts with '\n' or '\0'; then the size line, of which it keeps at
+     * most 1023 bytes. */
+    size_t pos = 0, start;
+    const unsigned char *nl;
+    do {
+        start = pos;
+        nl = memchr(d + pos, '\n', len - pos);
         if (!nl)
             return 0;  /* cut in the header: no scanline to loop on */
-        line_len = (size_t)(nl - (d + pos));
-        pos += line_len + 1;
-    } while (line_len > 0);
-    const unsigned char *nl = memchr(d + pos, '\n', len - pos);
-    char size_line[64];
-    if (!nl || (size_t)(nl - (d + pos)) >= sizeof size_line)
+        pos = (size_t)(nl - d) + 1;
+    } while (d[start] != '\n' && d[start] != '\0');
+    nl = memchr(d + pos, '\n', len - pos);
+    if (!nl)
         return 0;
-    memcpy(size_line, d + pos, (size_t)(nl - (d + pos)));
-    size_line[nl - (d + pos)] = '\0';
+    char size_line[1024];
+    size_t size_len = (size_t)(nl - (d + pos));
+    if (size_len > sizeof size_line - 1)
+        size_len = sizeof size_line - 1;
+    memcpy(size_line, d + pos, size_len);
+    size_line[size_len] = '\0';
     pos = (size_t)(nl - d) + 1;
     char *end;
     if (strncmp(size_line, "-Y ", 3) != 0)

@@ -264,7 +264,9 @@ static void test_every_cut(void)
 }
 
 /* stb_image 2.27 would loop forever on an HDR holding a run of length 0
- * (or cut inside its runs): the scanlines are walked first. */
+ * (or cut inside its runs): the scanlines are walked first, also when the
+ * header ends with a line that starts with a NUL byte, as stb_image
+ * allows. */
 static void test_hdr_zero_run(void)
 {
     char err[1024];
@@ -272,20 +274,32 @@ static void test_hdr_zero_run(void)
     unsigned char *data = io_read_file(at("gray.hdr"), &len, err,
                                        sizeof err);
     EXPECT(data != NULL);
-    if (!data)
-        return;
-    /* After the empty line that ends the header and the size line comes
-     * the first scanline: 4 bytes (2, 2, width), then a count. */
-    size_t at_count = 0;
-    for (size_t i = 1, lines = 0; i < len && !at_count; i++)
-        if (data[i] == '\n' && (lines || data[i - 1] == '\n') && lines++)
-            at_count = i + 1 + 4;
-    EXPECT(at_count > 0 && at_count < len);
-    if (at_count > 0 && at_count < len) {
-        data[at_count] = 0;
+    for (int nul_line = 0; data && nul_line < 2; nul_line++) {
+        /* The empty line that ends the header, then the size line, then
+         * the first scanline: 4 bytes (2, 2, width) and a count. */
+        size_t blank = 0;
+        for (size_t i = 1; i < len && !blank; i++)
+            if (data[i] == '\n' && data[i - 1] == '\n')
+                blank = i;
+        EXPECT(blank > 0);
+        if (!blank)
+            break;
+        static unsigned char copy[8192];
+        const char ender[] = "\0 also ends the header";
+        size_t extra = nul_line ? sizeof ender - 1 : 0;
+        memcpy(copy, data, blank);
+        memcpy(copy + blank, ender, extra);
+        memcpy(copy + blank + extra, data + blank, len - blank);
+        unsigned char *size_end = memchr(copy + blank + extra + 1, '\n',
+                                         len - blank - 1);
+        EXPECT(size_end && size_end + 5 < copy + len + extra);
+        if (!size_end)
+            break;
+        size_end[5] = 0;
         io_image img;
-        EXPECT(io_decode_gray("zero.hdr", data, len, IO_DEFAULT_MAX_PIXELS,
-                              &img, err, sizeof err) == -1);
+        EXPECT(io_decode_gray("zero.hdr", copy, len + extra,
+                              IO_DEFAULT_MAX_PIXELS, &img, err,
+                              sizeof err) == -1);
         EXPECT(strstr(err, "zero.hdr: corrupt HDR: a run of length 0 at "
                            "byte") != NULL);
     }
