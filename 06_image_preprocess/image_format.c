@@ -88,6 +88,21 @@ int fmt_check_jpeg(const unsigned char *d, size_t len, io_info *info,
         }
         if (segment > len - pos)
             break;
+        /* A Huffman table (DHT) lists how many codes it has of each length,
+         * 1 to 16, then their symbols: at most 256. stb_image up to 2.27
+         * stores more past the end of its table. */
+        size_t at = pos + 2, end = pos + segment;
+        while (marker == 0xC4 && at <= end && end - at >= 17) {
+            size_t codes = 0;
+            for (int i = 1; i <= 16; i++)
+                codes += d[at + (size_t)i];
+            if (codes > 256) {
+                snprintf(why, why_len, "corrupt JPEG: the Huffman table at "
+                         "byte %zu has %zu codes, more than 256", at, codes);
+                return -1;
+            }
+            at += 17 + codes;
+        }
         /* A start of frame (0xC0..0xCF but C4, C8, CC) holds the size. */
         if (marker >= 0xC0 && marker <= 0xCF && marker != 0xC4 &&
             marker != 0xC8 && marker != 0xCC && segment >= 7) {

@@ -32,8 +32,10 @@ int fmt_check_png(const unsigned char *data, size_t len, io_info *info,
                   char *why, size_t why_len);
 
 /* Walks a JPEG's segments and compressed data up to the end-of-image
- * marker, reading the frame size into info. Returns 0, or -1 with
- * "truncated JPEG: ..." or "corrupt JPEG: ..." in why. */
+ * marker, reading the frame size into info and checking that no Huffman
+ * table counts more than 256 codes (stb_image 2.27 writes the rest past
+ * its table). Returns 0, or -1 with "truncated JPEG: ..." or "corrupt
+ * JPEG: ..." in why. */
 int fmt_check_jpeg(const unsigned char *data, size_t len, io_info *info,
                    char *why, size_t why_len);
 

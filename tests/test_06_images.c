@@ -306,6 +306,31 @@ static void test_hdr_zero_run(void)
     free(data);
 }
 
+/* A JPEG whose first Huffman table counts 255 more codes than it has:
+ * refused before stb_image 2.27 writes the extra ones past its table. */
+static void test_jpeg_huffman_overflow(void)
+{
+    char err[1024];
+    size_t len = 0;
+    unsigned char *data = io_read_file(at("rgb.jpg"), &len, err,
+                                       sizeof err);
+    size_t dht = 0;
+    for (size_t i = 0; data && i + 21 < len && !dht; i++)
+        if (data[i] == 0xFF && data[i + 1] == 0xC4)
+            dht = i;
+    EXPECT(dht > 0);
+    if (dht > 0) {
+        data[dht + 4 + 16] = 255;  /* codes 16 bits long, after class/id */
+        io_image img;
+        EXPECT(io_decode_gray("huffman.jpg", data, len,
+                              IO_DEFAULT_MAX_PIXELS, &img, err,
+                              sizeof err) == -1);
+        EXPECT(strstr(err, "huffman.jpg: corrupt JPEG: the Huffman table "
+                           "at byte") && strstr(err, "more than 256"));
+    }
+    free(data);
+}
+
 /* A 104-byte PIC header claiming 20000 x 20000 pixels, with no packets
  * (so stbi_info refuses it): refused without stb_image taking the 1.6 GB
  * its reader would allocate for the pixels before finding the file cut. */
@@ -498,6 +523,7 @@ int main(int argc, char **argv)
     test_every_cut();
     test_hdr_zero_run();
     test_hostile_header();
+    test_jpeg_huffman_overflow();
     test_batch_inputs();
     test_threaded_decode();
     test_threaded_cut();
