@@ -123,6 +123,12 @@ check() {
     nvcc_inc=$(readlink -f "$(dirname "$nvcc_bin")/../include")
     # The make below is ours, not the one running the tests.
     unset MAKEFLAGS MFLAGS MAKELEVEL
+    # gcc finds crt/ (and only what the old release lacks) in the installed
+    # toolkit, searched after every -I folder; the audit below refuses any
+    # header from there but crt/, nv/ and cccl/. Some machines link these
+    # headers into /usr/local/include, which gcc searches anyway; others
+    # (the GPU machines) do not.
+    export C_INCLUDE_PATH="$nvcc_inc" CPLUS_INCLUDE_PATH="$nvcc_inc"
     # nvcc 13's launch stubs name cudaKernel_t (CUDA 12.1+) unless
     # __NV_LEGACY_LAUNCH, a switch of its own crt/host_runtime.h, makes
     # them call cudaLaunchKernel, which every 12.x declares. It changes
