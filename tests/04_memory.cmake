@@ -43,17 +43,9 @@ cm_cpu_run(04_memory.host_too_small exit 1
 35184372088832 bytes"
   "${BIN_DIR}/04_memory" --part blocked --n 1M)
 
-# --csv is opened before the GPU is touched: a path that cannot be written
-# fails at once, and a run that stops after the open (here without a GPU,
-# exit 77) leaves neither the CSV nor its temporary file.
-cm_cpu_run(04_memory.csv_unwritable exit 1
-           "^cannot write /nonexistent-dir/x.csv: "
-           "${BIN_DIR}/04_memory" --quick --csv /nonexistent-dir/x.csv)
-add_test(04_memory.no_gpu_leaves_no_csv sh
-         "${SRC_DIR}/tests/no_leftovers.sh" 77
-         "${BIN_DIR}/04_memory" --quick --csv r.csv)
-set_tests_properties(04_memory.no_gpu_leaves_no_csv PROPERTIES
-                     LABELS cpu ENVIRONMENT "CUDA_VISIBLE_DEVICES=-1")
+# --csv is opened before the GPU is touched (tests.cmake says what that
+# checks).
+cm_csv_opened_first(04_memory)
 
 # cm04_gpu_sh(SUFFIX SCRIPT ARGS...): a GPU test judged by a shell script
 # that gets the program's exit status in $rc and its stderr in $err; exit
@@ -78,11 +70,9 @@ cm04_gpu_sh(accounting_too_large
 free of'"
   --part accounting --n 400000)
 # The same failure with --csv, the file open by then: exit 1, no file left.
-add_test(04_memory.gpu_accounting_too_large_csv sh
-         "${SRC_DIR}/tests/no_leftovers.sh" 1 "${BIN_DIR}/04_memory"
-         --part accounting --n 400000 --csv r.csv)
-set_tests_properties(04_memory.gpu_accounting_too_large_csv PROPERTIES
-                     LABELS gpu SKIP_RETURN_CODE 77)
+cm_leaves_nothing(04_memory.gpu_accounting_too_large_csv gpu 1
+                  "${BIN_DIR}/04_memory" --part accounting --n 400000
+                  --csv r.csv)
 # 3 MiB holds the smallest plan in 2 MiB pages but not in a pool chunk,
 # if the pool's chunk is bigger (32 MiB on an H200): then exit 2 naming
 # the chunk, before anything is allocated (memcheck stays clean); else

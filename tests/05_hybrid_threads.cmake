@@ -52,31 +52,20 @@ endforeach()
 # cannot be written fails at once, one file named twice is refused (its
 # rows would interleave), and a run that stops after the open (here
 # without a GPU, exit 77) leaves neither file nor a temporary one.
-cm_cpu_run(05_hybrid_threads.csv_unwritable exit 1
-           "^cannot write /nonexistent-dir/x.csv: "
-           "${BIN_DIR}/05_hybrid_threads" --quick --csv /nonexistent-dir/x.csv)
+cm_csv_opened_first(05_hybrid_threads --timeline t.csv)
 cm_cpu_run(05_hybrid_threads.timeline_unwritable exit 1
            "^cannot write /nonexistent-dir/t.csv: "
            "${BIN_DIR}/05_hybrid_threads" --quick
            --timeline /nonexistent-dir/t.csv)
-add_test(05_hybrid_threads.no_gpu_leaves_no_csv sh
-         "${SRC_DIR}/tests/no_leftovers.sh" 77
-         "${BIN_DIR}/05_hybrid_threads" --quick --csv r.csv --timeline t.csv)
 cm_usage(05_hybrid_threads csv_timeline_same
          "^05_hybrid_threads: --csv and --timeline name the same file"
          --csv "${TEST_BIN_DIR}/05_same.csv"
          --timeline "${TEST_BIN_DIR}/./05_same.csv")
-add_test(05_hybrid_threads.same_file_leaves_nothing sh
-         "${SRC_DIR}/tests/no_leftovers.sh" 2
-         "${BIN_DIR}/05_hybrid_threads" --quick --csv x.csv --timeline ./x.csv)
-set_tests_properties(05_hybrid_threads.no_gpu_leaves_no_csv
-                     05_hybrid_threads.same_file_leaves_nothing PROPERTIES
-                     LABELS cpu ENVIRONMENT "CUDA_VISIBLE_DEVICES=-1")
+cm_leaves_nothing(05_hybrid_threads.same_file_leaves_nothing cpu 2
+                  "${BIN_DIR}/05_hybrid_threads" --quick --csv x.csv
+                  --timeline ./x.csv)
 # A failed task stops the run after both files were opened: exit 1, and
 # neither file nor a temporary one is left.
-add_test(05_hybrid_threads.gpu_fail_task_leaves_no_csv sh
-         "${SRC_DIR}/tests/no_leftovers.sh" 1
-         "${BIN_DIR}/05_hybrid_threads" --quick --fail-task 2
-         --csv modes.csv --timeline timeline.csv)
-set_tests_properties(05_hybrid_threads.gpu_fail_task_leaves_no_csv
-                     PROPERTIES LABELS gpu SKIP_RETURN_CODE 77)
+cm_leaves_nothing(05_hybrid_threads.gpu_fail_task_leaves_no_csv gpu 1
+                  "${BIN_DIR}/05_hybrid_threads" --quick --fail-task 2
+                  --csv modes.csv --timeline timeline.csv)

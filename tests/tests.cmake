@@ -61,6 +61,32 @@ function(cm_chapter chapter)
   endif()
 endfunction()
 
+# cm_leaves_nothing(TEST cpu|gpu RC CMD...): CMD, run in an empty folder,
+# exits RC and leaves the folder empty: no output, no temporary file
+# (tests/no_leftovers.sh). A cpu test hides the GPUs; a gpu test is
+# skipped without one.
+function(cm_leaves_nothing test label rc)
+  add_test(${test} sh "${SRC_DIR}/tests/no_leftovers.sh" ${rc} ${ARGN})
+  if(label STREQUAL "cpu")
+    set_tests_properties(${test} PROPERTIES LABELS cpu
+                         ENVIRONMENT "CUDA_VISIBLE_DEVICES=-1")
+  else()
+    set_tests_properties(${test} PROPERTIES LABELS gpu SKIP_RETURN_CODE 77)
+  endif()
+endfunction()
+
+# cm_csv_opened_first(CHAPTER [ARGS...]): --csv is opened before the GPU
+# is touched, so a path that cannot be written fails at once (exit 1),
+# and a run that stops after the open (here without a GPU, exit 77)
+# leaves neither the CSV nor its temporary file. ARGS: more outputs.
+function(cm_csv_opened_first chapter)
+  cm_cpu_run(${chapter}.csv_unwritable exit 1
+             "cannot write /nonexistent-dir/x.csv"
+             "${BIN_DIR}/${chapter}" --quick --csv /nonexistent-dir/x.csv)
+  cm_leaves_nothing(${chapter}.no_gpu_leaves_no_csv cpu 77
+                    "${BIN_DIR}/${chapter}" --quick --csv r.csv ${ARGN})
+endfunction()
+
 # cm_lesson(CHAPTER): a chapter's lesson.cu and exercise.cu. On the CPU:
 # each builds alone from its own header's nvcc line, the exercise is the
 # lesson with only FIXME lines changed, and without a GPU both exit 77. On
