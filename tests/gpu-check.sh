@@ -4,7 +4,7 @@
 # compute-sanitizer memcheck of every chapter's --quick run, its lesson and
 # its unsolved exercise (racecheck too for the labs in RACECHECK), then
 # every README capture, i.e. each
-# "<!-- capture: CMD -->" line in NN_*/README.md, run and saved for
+# "<!-- capture: CMD -->" line in NN_*/README.md and README.md, run and saved for
 # tests/fill-captures.py ("<!-- capture-setup: CMD -->" lines run first,
 # unshown, to make input files). Everything lands in OUTDIR, bundled as
 # OUTDIR/gpu-check.tgz; a short summary is printed last.
@@ -80,8 +80,11 @@ if [ "$phase" != check ]; then
 index="$out/captures/index.tsv"
 : >"$index"
 n=0
-for chapter in $chapters; do
-    readme=$chapter/README.md
+# The top README's captures (its summary of every chapter) come last, and
+# only when every chapter is checked.
+readmes=$(for c in $chapters; do echo "$c/README.md"; done)
+[ -z "${CHAPTERS:-}" ] && readmes="$readmes README.md"
+for readme in $readmes; do
     [ -f "$readme" ] || continue
     grep -o '<!-- capture\(-setup\)\?: .* -->' "$readme" |
         sed 's/^<!-- capture//; s/ -->$//' |
@@ -94,7 +97,7 @@ for chapter in $chapters; do
                 continue
             fi
             n=$((n + 1))
-            id="$(dirname "$readme" | tr / _)-$n"
+            id="$(dirname "$readme" | tr / _ | sed "s/^\.$/top/")-$n"
             start=$SECONDS
             bash -c "$cmd" >"$out/captures/$id.txt" 2>&1 </dev/null
             rc=$?
