@@ -1,0 +1,66 @@
+# nvJPEG for chapter 06's GPU decode. Included by the top Makefile.
+#
+# NVJPEG_PATH is a folder holding include/nvjpeg.h and lib64/ or lib/ with
+# libnvjpeg.so (or libnvjpeg.so.N). By default it is the first of these
+# that has both: CUDA_PATH (a full CUDA Toolkit), then build/nvjpeg (made
+# by `make nvjpeg` from PyPI's wheel). `make NVJPEG_PATH=` builds without
+# nvJPEG. When it is found, CM_HAVE_NVJPEG is defined, and the library
+# linked, for chapter 06's objects, its lab and its tests (tests/test_06_*)
+# only; other chapters never see it. Without it everything still builds,
+# and the lab's GPU decode reports itself unavailable.
+#   make nvjpeg        fetch the wheel for this nvcc's CUDA major version
+#   make nvjpeg-info   say what was found
+NVJPEG_WHEEL_DIR := build/nvjpeg
+# nvjpeg_lib DIR: DIR's nvJPEG library file, the plain .so first (empty
+# when DIR lacks the header or the library).
+nvjpeg_lib = $(if $(wildcard $(1)/include/nvjpeg.h),$(firstword \
+  $(wildcard $(1)/lib64/libnvjpeg.so $(1)/lib/libnvjpeg.so) \
+  $(wildcard $(1)/lib64/libnvjpeg.so.[0-9] $(1)/lib64/libnvjpeg.so.[0-9][0-9] \
+             $(1)/lib/libnvjpeg.so.[0-9] $(1)/lib/libnvjpeg.so.[0-9][0-9])))
+ifeq ($(origin NVJPEG_PATH),undefined)
+  NVJPEG_PATH := $(firstword $(foreach d,$(CUDA_PATH) $(NVJPEG_WHEEL_DIR),\
+                   $(if $(call nvjpeg_lib,$(d)),$(d))))
+endif
+NVJPEG_LIB := $(if $(NVJPEG_PATH),$(call nvjpeg_lib,$(NVJPEG_PATH)))
+
+# What sees nvJPEG: chapter 06's objects, its lab, its tests.
+NVJPEG_TESTS := $(patsubst tests/%.c,%,$(wildcard tests/test_06_*.c))
+NVJPEG_OBJS := $(call objs,06_image_preprocess) \
+  $(NVJPEG_TESTS:%=$(BUILD)/obj/tests/%.c.o)
+NVJPEG_BINS := $(BIN)/06_image_preprocess $(NVJPEG_TESTS:%=$(BUILD)/tests/%)
+ifneq ($(NVJPEG_LIB),)
+  NVJPEG_LIBDIR := $(abspath $(dir $(NVJPEG_LIB)))
+  NVJPEG_CPPFLAGS := -I$(NVJPEG_PATH)/include -DCM_HAVE_NVJPEG=1
+  # -l:FILE links the file found (libnvjpeg.so, or the wheel's
+  # libnvjpeg.so.13, which has no plain .so beside it); rpath finds it at
+  # run time. After the common LDLIBS' --as-needed: a program that calls
+  # no nvJPEG function does not depend on it.
+  NVJPEG_LDLIBS := -L$(NVJPEG_LIBDIR) -Wl,-rpath,$(NVJPEG_LIBDIR) \
+                   -l:$(notdir $(NVJPEG_LIB))
+  $(NVJPEG_OBJS): CPPFLAGS += $(NVJPEG_CPPFLAGS)
+  $(NVJPEG_BINS): LDLIBS += $(NVJPEG_LDLIBS)
+  # A different nvJPEG (or none before) rebuilds chapter 06's objects.
+  NVJPEG_STAMP_TEXT := $(NVJPEG_PATH) $(NVJPEG_LIB)
+else
+  NVJPEG_STAMP_TEXT := none
+endif
+NVJPEG_STAMP := $(BUILD)/nvjpeg.stamp
+$(NVJPEG_STAMP): FORCE
+	@mkdir -p $(@D)
+	@echo '$(NVJPEG_STAMP_TEXT)' | cmp -s - $@ || \
+	  echo '$(NVJPEG_STAMP_TEXT)' > $@
+$(NVJPEG_OBJS): $(NVJPEG_STAMP)
+
+# make nvjpeg: fetch_nvjpeg.sh says which wheel; NVJPEG_WHEEL="name==
+# version" picks another.
+NVJPEG_WHEEL ?=
+.PHONY: nvjpeg nvjpeg-info
+nvjpeg:
+	@sh 06_image_preprocess/fetch_nvjpeg.sh $(NVJPEG_WHEEL_DIR) $(NVCC) \
+	  '$(NVJPEG_WHEEL)'
+nvjpeg-info:
+	@if [ -n '$(NVJPEG_LIB)' ]; then \
+	  echo "nvJPEG: $(NVJPEG_PATH)/include/nvjpeg.h, $(NVJPEG_LIB)"; \
+	else echo "nvJPEG: none in NVJPEG_PATH='$(NVJPEG_PATH)': chapter 06" \
+	  "builds without it (make nvjpeg fetches it into" \
+	  "$(NVJPEG_WHEEL_DIR))"; fi
