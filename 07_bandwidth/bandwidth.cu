@@ -49,6 +49,48 @@ static void copy_and_wait_region(void *ctx)
     CUDA_CHECK(cudaDeviceSynchronize());
 }
 
+/* A pageable copy's speed (mostly the CPU's copy through the staging
+ * buffers) drifts from second to second. So the host clock and the
+ * events take turns within each repetition, the host clock first in even
+ * ones and the events first in odd ones: both columns sample the same
+ * stretch of time, and only the clocks differ. */
+static void time_both_clocks(bw_copy *job, int warmup, int repeat,
+                             cm_stats *host, cm_stats *events)
+{
+    int n = repeat > 0 ? repeat : 1;
+    double *host_ms = (double *)cm_host_alloc(2 * (size_t)n * sizeof(double),
+                                              "the timings");
+    double *event_ms = host_ms + n;
+    cm_event_timer timer = cm_timer_create(0);
+    for (int i = 0; i < warmup; i++)
+        copy_and_wait_region(job);
+    for (int i = 0; i < n; i++)
+        for (int turn = 0; turn < 2; turn++) {
+            if ((i + turn) % 2 == 0) {
+                double t0 = cm_now_ms();
+                copy_and_wait_region(job);
+                host_ms[i] = cm_now_ms() - t0;
+            } else {
+                cm_timer_start(&timer);
+                bw_copy_region(job);
+                event_ms[i] = cm_timer_stop(&timer);
+            }
+        }
+    cm_timer_destroy(&timer);
+    *host = cm_stats_of(host_ms, n);
+    *events = cm_stats_of(event_ms, n);
+    free(host_ms);
+}
+
+/* One line of part 1's warm table: median, its rate, and the spread. */
+static void print_clock_row(const char *name, const char *clock,
+                            cm_stats s, double bytes)
+{
+    printf("     %-14s%-12s%8.2f ms %7.2f GB/s %9.2f - %.2f ms\n", name,
+           clock, s.median_ms, cm_gbps(bytes, s.median_ms), s.min_ms,
+           s.max_ms);
+}
+
 /* Part 1: the tutorial's timing (first call, host clock) beside the right
  * one (warm-up, CUDA events, median), for pageable memory both ways. The
  * device is selected here, inside the first timed step, because that is
@@ -103,11 +145,11 @@ static void part1_tutorial(bw_report *r, bw_buffers *b, int device,
 
     /* The right way: the same copies, warm, many times, median. Once the
      * host waits for the GPU before reading it, the host clock times the
-     * same span as the events; the two columns still differ because they
-     * are two batches run one after the other, and a pageable copy's speed
-     * (the CPU's staging copy) drifts between batches. */
-    printf("   warm (after %d untimed), median of %d:\n%47s%25s\n",
-           r->warmup, r->repeat, "host clock", "CUDA events");
+     * same span as the events; the spread (min - max) shows how far one
+     * run strays from the next. */
+    printf("   warm (after %d untimed), %d runs on each clock, the two "
+           "clocks in turn:\n%39s%34s\n", r->warmup, r->repeat, "median",
+           "spread: min - max");
     bw_copy h2d = {b->d_x, b->h_x, b->bytes, cudaMemcpyHostToDevice, 0, 0};
     bw_copy d2h = {b->h_scratch, b->d_x, b->bytes, cudaMemcpyDeviceToHost,
                    0, 0};
@@ -119,14 +161,10 @@ static void part1_tutorial(bw_report *r, bw_buffers *b, int device,
             bw_poison_device(b->d_x, b->bytes);
         else
             bw_poison_host(b->h_scratch, b->bytes);
-        cm_stats host = cm_time_host(copy_and_wait_region, jobs[k],
-                                     r->warmup, r->repeat);
-        cm_stats events = cm_time_events(bw_copy_region, jobs[k], 0,
-                                         r->warmup, r->repeat);
-        printf("     %s, cudaMemcpy %8.2f ms %7.2f GB/s %8.2f ms "
-               "%7.2f GB/s\n", names[k], host.median_ms,
-               cm_gbps(bytes, host.median_ms), events.median_ms,
-               cm_gbps(bytes, events.median_ms));
+        cm_stats host, events;
+        time_both_clocks(jobs[k], r->warmup, r->repeat, &host, &events);
+        print_clock_row(names[k], "host clock", host, bytes);
+        print_clock_row("", "CUDA events", events, bytes);
         *rates[k] = bw_add_row(r, names[k], b->bytes,
                                k == 0 ? "H2D" : "D2H", events.median_ms);
         if (k == 0)
