@@ -4,6 +4,7 @@
 #include <math.h>
 #include <stdio.h>
 
+#include "floor.h"
 #include "units.h"
 
 size_t tile_count(size_t n, size_t block)
@@ -205,8 +206,15 @@ double ooc_estimate_ms(const ooc_plan *p, const ooc_rates *r,
     double gemm = 2.0 * n * n * n / (r->gemm_tflops * 1e9);
     if (gemm_ms)
         *gemm_ms = gemm;
-    return p->kind == OOC_RESIDENT ? resident_estimate(p, r)
-                                   : tiled_estimate(p, r, gemm);
+    double ms = p->kind == OOC_RESIDENT ? resident_estimate(p, r)
+                                        : tiled_estimate(p, r, gemm);
+    if (r->copy_engines >= 2)
+        return ms;
+    double in = copy_ms((double)p->h2d_bytes, (double)p->h2d_rows_2d,
+                        r->h2d_gbps, r->h2d_row_us);
+    double out = copy_ms((double)p->d2h_bytes, (double)p->d2h_rows_2d,
+                         r->d2h_gbps, r->d2h_row_us);
+    return fmax(ms, cm_overlap_floor_ms(gemm, in, out, r->copy_engines));
 }
 
 /* The planner's search: every candidate goes through consider(). */

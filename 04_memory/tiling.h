@@ -54,6 +54,10 @@ typedef struct {
     double h2d_row_us, d2h_row_us; /* each row of a 2D copy costs this on
                                       top of its bytes, microseconds */
     double gemm_tflops;            /* GEMM rate, 1e12 flop/s */
+    int copy_engines;              /* asyncEngineCount: 2 or more lets
+                                      copies in and out overlap; with 1
+                                      they take turns, with 0 nothing
+                                      overlaps (common/floor.h) */
 } ooc_rates;
 
 typedef struct {
@@ -89,7 +93,10 @@ size_t ooc_layout_resident(ooc_plan *p, size_t n, size_t elem_bytes,
  * be NULL) gets its GEMMs' share. Tiled: the GEMMs cannot start before
  * the first pieces arrive, the copies cannot beat the bus, the last
  * tile's copy out comes after everything. Resident: a step-by-step
- * replay of the three streams (copy in, GEMM, copy out). */
+ * replay of the three streams (copy in, GEMM, copy out). Both assume a
+ * copy engine each way; with fewer (rates->copy_engines) the time is at
+ * least the floor of common/floor.h for the GEMMs and all copies: with
+ * one engine the copies in and out add up, with none the GEMMs too. */
 double ooc_estimate_ms(const ooc_plan *p, const ooc_rates *rates,
                        double *gemm_ms);
 

@@ -148,7 +148,7 @@ int main(void)
     /* With H200-like rates the resident plan beats one big tile at 1 GiB
      * (same bytes in, but no 2D copies and no 800 MB C tile going home
      * after the last GEMM), and is chosen. */
-    ooc_rates rates = {55.0, 55.0, 0.15, 0.15, 60.0};
+    ooc_rates rates = {55.0, 55.0, 0.15, 0.15, 60.0, 2};
     EXPECT(ooc_plan_make(10000, 8, gib, chunk, &rates, OOC_ANY, &p) == 0);
     expect_valid_resident(&p, 10000, gib, chunk);
     EXPECT(ooc_plan_make(10000, 8, gib, chunk, &rates, OOC_TILED, &q) == 0);
@@ -168,7 +168,7 @@ int main(void)
      * 0.25; panels 0, 1 home by 14.25, 16.25; A2 in 12.25..14.25, GEMM
      * (0.5) to 14.75, home 18.25; A3 in 14.25..16.25, GEMM to 16.75, home
      * 20.25. */
-    ooc_rates slow = {1.0, 1.0, 1.0, 1.0, 1.0};
+    ooc_rates slow = {1.0, 1.0, 1.0, 1.0, 1.0, 2};
     ooc_layout_resident(&p, 1000, 8, 250);
     EXPECT(p.row_tiles == 4 && p.tile_k == 500 && p.k_pieces == 2);
     EXPECT(near(ooc_estimate_ms(&p, &slow, NULL), 20.25));
@@ -184,6 +184,22 @@ int main(void)
     ooc_layout_tiled(&p, 1000, 8, 500, 500, 250);
     EXPECT(p.h2d_rows_2d == 12000 && p.d2h_rows_2d == 2000);
     EXPECT(near(ooc_estimate_ms(&p, &slow, NULL), 46.5));
+    /* Fewer copy engines: at least the floor of all copies and GEMMs.
+     * One engine: in 44 + out 10 = 54; none: 54 + GEMMs 2 = 56; three
+     * engines are as good as two. */
+    ooc_rates one_engine = slow, no_engine = slow, three = slow;
+    one_engine.copy_engines = 1;
+    no_engine.copy_engines = 0;
+    three.copy_engines = 3;
+    EXPECT(near(ooc_estimate_ms(&p, &one_engine, NULL), 54.0));
+    EXPECT(near(ooc_estimate_ms(&p, &no_engine, NULL), 56.0));
+    EXPECT(near(ooc_estimate_ms(&p, &three, NULL), 46.5));
+    /* The resident replay of 4 panels (20.25 above): in 16 + out 8. */
+    ooc_plan r4;
+    ooc_layout_resident(&r4, 1000, 8, 250);
+    EXPECT(near(ooc_estimate_ms(&r4, &one_engine, NULL), 24.0));
+    EXPECT(near(ooc_estimate_ms(&r4, &no_engine, NULL), 26.0));
+    EXPECT(near(ooc_estimate_ms(&r4, &three, NULL), 20.25));
     /* Row strips with whole-row pieces copy nothing 2D. */
     ooc_layout_tiled(&p, 1000, 8, 500, 1000, 1000);
     EXPECT(p.h2d_rows_2d == 0 && p.d2h_rows_2d == 0);
@@ -202,7 +218,7 @@ int main(void)
 
     /* When the GEMMs dominate, tiny tiles would shorten the model's last
      * copy out for free; the planner must not fall for that. */
-    ooc_rates slow_gpu = {55.0, 55.0, 0.0, 0.0, 5.0};
+    ooc_rates slow_gpu = {55.0, 55.0, 0.0, 0.0, 5.0, 2};
     EXPECT(ooc_plan_make(40000, 8, gib, OOC_POOL_GRANULE, &slow_gpu,
                          OOC_ANY, &p) == 0);
     expect_valid_tiled(&p, 40000, gib, OOC_POOL_GRANULE);
