@@ -155,5 +155,20 @@ void gemm_csv_row(FILE *out, const gemm_result *r)
     field(out, r->end_to_end_ms, "%.6f");
     field(out, r->first_gemm_ms, "%.6f");
     field(out, r->cpu_ms, "%.6f");
+    if (r->c) {
+        /* Row by row, in order: the same sums on every run. %.17g keeps
+         * every bit of a double. */
+        double sum = 0, weighted = 0;
+        for (size_t i = 0; i < r->n; i++) {
+            double row = 0;
+            for (size_t j = 0; j < r->n; j++)
+                row += r->c[i * r->n + j];
+            sum += row;
+            weighted += (double)(i + 1) * row;
+        }
+        fprintf(out, ",%.17g,%.17g", sum, weighted);
+    } else {
+        fputs(",,", out);
+    }
     fputc('\n', out);
 }

@@ -66,12 +66,17 @@ typedef struct {
     double rel_error, tolerance;
     int ok;
     double h2d_ms, d2h_ms, end_to_end_ms, first_gemm_ms, cpu_ms;
+    /* The n x n row-major C, or NULL: its checksums c_sum (every element)
+     * and c_weighted_sum (row i's sum times i + 1, so a transposed or
+     * row-swapped C differs) fill the last two fields, else empty. */
+    const double *c;
 } gemm_result;
 
 /* The CSV's header line, without its newline. */
 #define GEMM_CSV_HEADER                                                   \
     "part,n,precision,gemm_ms_median,gemm_ms_min,tflops,rel_error,"       \
-    "tolerance,ok,h2d_ms,d2h_ms,end_to_end_ms,first_gemm_ms,cpu_ms"
+    "tolerance,ok,h2d_ms,d2h_ms,end_to_end_ms,first_gemm_ms,cpu_ms,"      \
+    "c_sum,c_weighted_sum"
 void gemm_csv_row(FILE *out, const gemm_result *r);
 
 #ifdef __cplusplus

@@ -385,7 +385,8 @@ int main(int argc, char **argv)
                          gemm_s.min_ms, cm_tflops(flops, gemm_s.median_ms),
                          err, tol, err <= tol, h2d_s.median_ms,
                          d2h_s.median_ms, e2e_s.median_ms,
-                         create_ms + first_gemm, full ? cpu_ms : -1};
+                         create_ms + first_gemm, full ? cpu_ms : -1,
+                         t.h_c};
         gemm_csv_row(csv, &r);
     }
 

@@ -154,6 +154,22 @@ void part_pool(const memory_run *run)
     char *text = cm_format(h_y, CM_FLOAT64, 2, shape);
     printf("print(y)\n%s\n", text);
     free(text);
+    /* Checksums of y for the CSV: every element, and row i's sum times
+     * i + 1 (a transposed or row-swapped y differs). cupy_original.py
+     * compares them with CuPy's y: cp.random.RandomState(11).rand(n, n)
+     * is this x, the same cuRAND generator, seed and offset. */
+    if (run->csv) {
+        double y_sum = 0, y_weighted = 0;
+        for (size_t i = 0; i < n; i++) {
+            double row_sum = 0;
+            for (size_t j = 0; j < n; j++)
+                row_sum += h_y[i * n + j];
+            y_sum += row_sum;
+            y_weighted += (double)(i + 1) * row_sum;
+        }
+        csv_row(run->csv, "pool", "y_sum", y_sum, "sum");
+        csv_row(run->csv, "pool", "y_weighted_sum", y_weighted, "sum");
+    }
     cm_freivalds_ref check;
     size_t row;
     char detail[160];

@@ -100,19 +100,28 @@ int main(void)
     FILE *out = open_memstream(&text, &len);
     fprintf(out, "%s\n", GEMM_CSV_HEADER);
     gemm_result r = {"sweep", 4096, "bf16", 1.5, 1.25, 91.625, 1e-4, 8e-3,
-                     1, -1, -1, -1, -1, -1};
+                     1, -1, -1, -1, -1, -1, NULL};
     gemm_csv_row(out, &r);
     gemm_result t = {"tutorial", 1000, "fp64", 0.5, 0.25, 4, 2e-16, 2e-13,
-                     1, 1, 2, 3, 400, 30};
+                     1, 1, 2, 3, 400, 30, NULL};
     gemm_csv_row(out, &t);
+    /* With C given: c_sum = 1 + 2 + 3 + 4, c_weighted_sum = 1 (1 + 2) +
+     * 2 (3 + 4); its transpose would give 1 (1 + 3) + 2 (2 + 4) = 16. */
+    const double c[4] = {1, 2, 3, 4};
+    gemm_result s = {"tutorial", 2, "fp64", 0.5, 0.25, 4, 0, 2e-16,
+                     1, 1, 2, 3, 400, 30, c};
+    gemm_csv_row(out, &s);
     fclose(out);
     char *want = strdup(
         "part,n,precision,gemm_ms_median,gemm_ms_min,tflops,rel_error,"
-        "tolerance,ok,h2d_ms,d2h_ms,end_to_end_ms,first_gemm_ms,cpu_ms\n"
+        "tolerance,ok,h2d_ms,d2h_ms,end_to_end_ms,first_gemm_ms,cpu_ms,"
+        "c_sum,c_weighted_sum\n"
         "sweep,4096,bf16,1.500000,1.250000,91.625,1.000e-04,8.000e-03,1,"
-        ",,,,\n"
+        ",,,,,,\n"
         "tutorial,1000,fp64,0.500000,0.250000,4.000,2.000e-16,2.000e-13,1,"
-        "1.000000,2.000000,3.000000,400.000000,30.000000\n");
+        "1.000000,2.000000,3.000000,400.000000,30.000000,,\n"
+        "tutorial,2,fp64,0.500000,0.250000,4.000,0.000e+00,2.000e-16,1,"
+        "1.000000,2.000000,3.000000,400.000000,30.000000,10,17\n");
     EXPECT_STR(text, want);
     free(want);
     return test_summary();
