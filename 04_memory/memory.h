@@ -17,10 +17,6 @@
 #include "tiling.h"
 #include "verify.h"
 
-/* cudaMemGetInfo counts the whole GPU in 2 MiB pages; the driver's own
- * bookkeeping (and any other process) can move it by a page or so. */
-#define FREE_SLACK_BYTES ((size_t)4 << 20)
-
 typedef struct {
     size_t n;               /* A, B and C are n x n float64, row-major */
     size_t block;           /* block side of the in-device blocked GEMM */

@@ -123,13 +123,11 @@ void part_pool(const memory_run *run)
     CUDA_CHECK(cudaFreeAsync(d_x, stream));
     CUDA_CHECK(cudaStreamSynchronize(stream));
     pool_state s2 = look(pool, "del x (cudaFreeAsync):");
-    long long free_moved = (long long)s2.free - (long long)s1.free;
     check_fact(v, "del x returns x to the pool, not the GPU",
-               s2.used + bytes <= s1.used && s2.reserved == s1.reserved &&
-               llabs(free_moved) <= (long long)FREE_SLACK_BYTES,
-               "used fell %lld, reserved moved %lld, GPU free moved %lld",
+               s2.used + bytes <= s1.used && s2.reserved == s1.reserved,
+               "used fell %lld, reserved moved %lld",
                (long long)(s1.used - s2.used),
-               (long long)(s2.reserved - s1.reserved), free_moved);
+               (long long)(s2.reserved - s1.reserved));
 
     /* free_all_blocks(): the pool gives back the chunks no live
      * allocation touches. y is still alive, so its chunks stay, including
@@ -140,12 +138,22 @@ void part_pool(const memory_run *run)
     pool_state s3 = look(pool, "free_all_blocks() (TrimTo 0):");
     long long released = (long long)(s2.reserved - s3.reserved);
     long long free_rose = (long long)s3.free - (long long)s2.free;
-    check_fact(v, "trim releases only unused memory, all of it to the GPU",
-               s3.reserved >= s3.used && s3.used == s2.used &&
-               llabs(free_rose - released) <= (long long)FREE_SLACK_BYTES,
-               "released %lld, GPU free rose %lld, still reserved %llu for "
-               "%llu used", released, free_rose,
-               (unsigned long long)s3.reserved, (unsigned long long)s3.used);
+    /* What stays is y's chunks: y's bytes rounded up to whole chunks,
+     * plus at most the one it shares with x. */
+    size_t chunk = run->pool_chunk > 1 ? run->pool_chunk
+                                       : pool_chunk_bytes(run->device);
+    uint64_t most = ((s3.used + chunk - 1) / chunk + 1) * chunk;
+    check_fact(v, "trim releases unused memory, and only that",
+               s3.used == s2.used && s3.reserved >= s3.used &&
+               s3.reserved <= most,
+               "released %lld, still reserved %llu for %llu used (at most "
+               "%llu: chunks of %zu)", released,
+               (unsigned long long)s3.reserved, (unsigned long long)s3.used,
+               (unsigned long long)most, chunk);
+    /* cudaMemGetInfo counts the whole GPU: another process (a desktop, a
+     * browser) may allocate or free meanwhile, so this is not checked. */
+    printf("  GPU free rose by %lld bytes for the %lld the pool released "
+           "(whole GPU: information)\n", free_rose, released);
 
     /* print(y): like CuPy, copy all of y back to print its corners. */
     double *h_y = (double *)cm_host_alloc(bytes, "a copy of y");
