@@ -31,15 +31,18 @@
 
 #include "alloc.h"
 #include "check.h"
+#include "cost.h"
 #include "device.h"
 #include "files.h"
 #include "memory.h"
 #include "options.h"
 #include "random.h"
 #include "tiling.h"
+#include "timing.h"
 #include "units.h"
 
-static const uint64_t SEED_A = 1, SEED_B = 2, SEED_X = 3;
+static const uint64_t SEED_A = 1, SEED_B = 2, SEED_X = 3, SEED_RATE = 4;
+static const size_t QUICK_RATE_SIDE = 2048;  /* DGEMM rate probe, at most */
 static const size_t PAGE_BYTES = (size_t)2 << 20;  /* GPU page: 2 MiB */
 
 void check_fact(cm_verdict *v, const char *what, int ok, const char *fmt,
@@ -234,6 +237,81 @@ static int budget_too_small(size_t mem_limit, size_t n, ooc_kind kind,
     return 1;
 }
 
+/* Whether argv holds the option `name` itself (it takes a value, so
+ * "--n" is never a value of its own). */
+static int option_given(int argc, char **argv, const char *name)
+{
+    for (int i = 1; i < argc; i++)
+        if (strcmp(argv[i], name) == 0)
+            return 1;
+    return 0;
+}
+
+typedef struct {
+    cublasHandle_t handle;
+    size_t side;
+    double *d_a, *d_b, *d_c;
+} rate_job;
+
+static void rate_gemm(void *ctx)
+{
+    rate_job *j = (rate_job *)ctx;
+    dgemm_rowmajor(j->handle, j->side, j->side, j->side, j->d_a, j->side,
+                   j->d_b, j->side, 0.0, j->d_c, j->side);
+}
+
+/* This GPU's DGEMM rate, quickly even where FP64 is slow: the median of
+ * three GEMMs of side min(n, QUICK_RATE_SIDE) on random data (zeros
+ * would run faster than real numbers), after one warm-up. */
+static double quick_dgemm_tflops(size_t n, size_t *side)
+{
+    rate_job j = {NULL, n < QUICK_RATE_SIDE ? n : QUICK_RATE_SIDE, NULL,
+                  NULL, NULL};
+    size_t count = j.side * j.side, bytes = count * sizeof(double);
+    cm_require_device_bytes(3 * bytes, "the DGEMM rate probe");
+    cudaStream_t stream;
+    CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+    CUBLAS_CHECK(cublasCreate(&j.handle));
+    CUBLAS_CHECK(cublasSetStream(j.handle, stream));
+    CUDA_CHECK(cudaMalloc((void **)&j.d_a, bytes));
+    CUDA_CHECK(cudaMalloc((void **)&j.d_b, bytes));
+    CUDA_CHECK(cudaMalloc((void **)&j.d_c, bytes));
+    cm_curand_uniform(j.d_a, CM_FLOAT64, count, SEED_RATE, stream);
+    cm_curand_uniform(j.d_b, CM_FLOAT64, count, SEED_RATE + 1, stream);
+    cm_stats s = cm_time_events(rate_gemm, &j, stream, 1, 3);
+    CUDA_CHECK(cudaFree(j.d_a));
+    CUDA_CHECK(cudaFree(j.d_b));
+    CUDA_CHECK(cudaFree(j.d_c));
+    CUBLAS_CHECK(cublasDestroy(j.handle));
+    CUDA_CHECK(cudaStreamDestroy(stream));
+    *side = j.side;
+    double flop = 2.0 * (double)j.side * (double)j.side * (double)j.side;
+    return s.median_ms > 0 ? cm_tflops(flop, s.median_ms) : 0;
+}
+
+/* Says up front what the GEMM parts of the run will cost on this GPU
+ * (GeForce cards run FP64 at 1/32 to 1/64 of their FP32 rate: minutes
+ * for the default run), and where that is more than MEM_RUN_LIMIT_S,
+ * shrinks a default run and says how. Returns 1 if it changed *r. */
+static int say_gemm_cost(mem_run *r)
+{
+    size_t side;
+    double tflops = quick_dgemm_tflops(r->n, &side);
+    double tflop = mem_run_tflop(r);
+    printf("DGEMM rate: %.2f TFLOP/s (%zu x %zu, random data); the GEMMs "
+           "of this run: %.1f TFLOP,\nabout %.1f s at that rate\n", tflops,
+           side, side, tflop, tflops > 0 ? tflop / tflops : 0);
+    mem_run asked = *r;
+    if (!mem_run_shrink(r, tflops, MEM_RUN_LIMIT_S))
+        return 0;
+    printf("FP64 is slow on this GPU: the run is cut to about %.1f s with "
+           "n = %zu (not %zu), %d repeats\nafter %d warm-up(s) (not %d "
+           "after %d); give --n and --repeat to choose\n",
+           mem_run_tflop(r) / tflops, r->n, asked.n, r->repeat, r->warmup,
+           asked.repeat, asked.warmup);
+    return 1;
+}
+
 /* Host bytes at the run's peak for the parts asked: pinned A and B
  * (blocked and out-of-core parts) and the one-call and blocked C (blocked
  * part), all kept to the end, plus the larger of the pool part's copies of
@@ -308,6 +386,19 @@ int main(int argc, char **argv)
     FILE *csv = cm_csv_open(&csv_file, opt.csv, "part,metric,value,unit");
     struct cudaDeviceProp prop;
     int device = cm_select_device((int)opt.device, &prop);
+    if (do_blocked || do_pool || do_outofcore) {
+        mem_run cost = {n, (int)opt.warmup, (int)opt.repeat, do_blocked,
+                        do_pool, do_outofcore,
+                        opt.quick || option_given(argc, argv, "--n"),
+                        opt.quick || opt.repeat_given || opt.warmup_given};
+        if (say_gemm_cost(&cost)) {
+            n = cost.n;
+            opt.repeat = cost.repeat;
+            opt.warmup = cost.warmup;
+            block = block < n ? block : n;
+            bytes = n * n * sizeof(double);   /* smaller than checked */
+        }
+    }
     size_t chunk = do_outofcore ? pool_chunk_bytes(device) : 1;
     if (do_outofcore && budget_too_small(mem_limit, n, kind, chunk,
                                          "pool chunks on this GPU"))
