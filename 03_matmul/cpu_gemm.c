@@ -144,7 +144,7 @@ int cpu_gemm(size_t m, size_t n, size_t k, const double *a, const double *b,
     if (m == 0 || n == 0)
         return 1;
     /* Split C along its longer side: rows when it is tall, columns when it
-     * is wide (the few sampled rows of a large check, for instance). */
+     * is wide (a few rows of a long product, for instance). */
     int by_rows = m >= n;
     size_t side = by_rows ? m : n, granule = by_rows ? MR : NR;
     size_t bands = (side + granule - 1) / granule;
@@ -200,20 +200,4 @@ int cpu_gemm(size_t m, size_t n, size_t k, const double *a, const double *b,
     free(ids);
     free(started);
     return ok ? used : -1;
-}
-
-int cpu_gemm_rows(size_t count, const size_t *rows, size_t n, size_t k,
-                  const double *a, const double *b, double *out,
-                  int max_threads)
-{
-    /* Gather the rows of A into a small dense matrix and multiply it. */
-    size_t len = count * k;
-    double *a_rows = malloc((len > 0 ? len : 1) * sizeof(double));
-    if (!a_rows)
-        return -1;
-    for (size_t r = 0; r < count; r++)
-        memcpy(a_rows + r * k, a + rows[r] * k, k * sizeof(double));
-    int used = cpu_gemm(count, n, k, a_rows, b, out, max_threads);
-    free(a_rows);
-    return used;
 }

@@ -25,13 +25,6 @@ int cpu_gemm_max_threads(void);
 int cpu_gemm(size_t m, size_t n, size_t k, const double *a, const double *b,
              double *c, int max_threads);
 
-/* Only the rows rows[0..count) of C = A B (A is m x k, B is k x n), into
- * out, count x n: how a product too large to recompute is spot-checked.
- * Returns the threads used, or -1 if host memory ran out. */
-int cpu_gemm_rows(size_t count, const size_t *rows, size_t n, size_t k,
-                  const double *a, const double *b, double *out,
-                  int max_threads);
-
 #ifdef __cplusplus
 }
 #endif

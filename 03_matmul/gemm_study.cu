@@ -11,8 +11,10 @@
  *   tf32  cublasGemmEx, FAST_TF32         tensor cores read 11 bits
  *   bf16  cublasGemmEx, bf16 in, fp32 sum 16-bit inputs with 8 bits of
  *                                         significand and fp32's exponent
- * Each is timed (warm-up, CUDA events, median) and its relative error
- * against float64 is checked against the bound in gemm_plan.c.
+ * Each is timed (warm-up, CUDA events, median), and every element of its
+ * result is checked against the bound in gemm_plan.c (gemm_check.c).
+ * Before compute capability 8.0 there are no TF32 tensor cores: cuBLAS
+ * runs the tf32 call in fp32, and the rows say so.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -25,6 +27,8 @@
 #include "alloc.h"
 #include "check.h"
 #include "cpu_gemm.h"
+#include "freivalds.h"
+#include "gemm_check.h"
 #include "gemm_study.h"
 #include "random.h"
 #include "timing.h"
@@ -32,8 +36,8 @@
 
 static const int THREADS_PER_BLOCK = 256;
 static const int MAX_BLOCKS = 4096;
-enum { SAMPLE_ROWS = 8 };                        /* rows checked per size */
 static const uint64_t SWEEP_SEED_A = 301, SWEEP_SEED_B = 302;
+static const uint64_t SWEEP_SEED_CHECK = 303;
 
 /* Rounding float64 to the narrower formats, once, outside the timed GEMM:
  * what the GEMM costs is the question, not the conversion. Both round to
@@ -164,9 +168,21 @@ static cm_stats time_gemm(const gemm_study *s, const gemm_operands *g,
 /* 2 n^3: n^2 results, each n multiplies and n adds. */
 static double gemm_flops(size_t n) { return 2.0 * (double)n * n * n; }
 
+/* bf16 GEMMs need compute capability 8.0; tf32 runs everywhere, in fp32
+ * before 8.0 (gemm_ran_as names it so). */
 static int runnable(const gemm_study *s, gemm_precision p)
 {
-    return (s->set & GEMM_BIT(p)) && (p != GEMM_BF16 || s->bf16_ok);
+    return (s->set & GEMM_BIT(p)) && (p != GEMM_BF16 || s->major >= 8);
+}
+
+static void say_what_runs(const gemm_study *s)
+{
+    if ((s->set & GEMM_BIT(GEMM_BF16)) && !runnable(s, GEMM_BF16))
+        printf("  (bf16 GEMM needs compute capability 8.0+: skipped)\n");
+    if ((s->set & GEMM_BIT(GEMM_TF32)) && s->major < 8)
+        printf("  (no TF32 tensor cores before compute capability 8.0: "
+               "the tf32 call runs\n  as fp32 on sm_%d%d)\n", s->major,
+               s->minor);
 }
 
 void precision_table(const gemm_study *s, gemm_operands *g,
@@ -174,87 +190,111 @@ void precision_table(const gemm_study *s, gemm_operands *g,
 {
     size_t n = g->n, count = n * n;
     printf("\nprecision table: the same A and B (n = %zu), each GEMM "
-           "median of %d\n", n, s->repeat);
-    if ((s->set & GEMM_BIT(GEMM_BF16)) && !s->bf16_ok)
-        printf("  (bf16 GEMM needs compute capability 8.0+: skipped)\n");
+           "median of %d;\nmax error: the largest |C - C64| / C64 of one "
+           "element, C64 the fp64 C\n", n, s->repeat);
+    say_what_runs(s);
     gemm_low_alloc(g, s->set);
     float *h_c32 = (float *)cm_host_alloc(count * sizeof(float), "fp32 C");
-    double errors[GEMM_PRECISIONS];
+    gemm_check checks[GEMM_PRECISIONS];
     printf("  %-5s %-31s %9s %8s %10s %9s\n", "prec", "cuBLAS call",
-           "GEMM ms", "TFLOP/s", "rel. error", "tolerance");
+           "GEMM ms", "TFLOP/s", "max error", "tolerance");
     for (int p = 0; p < GEMM_PRECISIONS; p++) {
         if (!runnable(s, (gemm_precision)p))
             continue;
         const gemm_precision_info *info = gemm_info((gemm_precision)p);
         cm_stats t = time_gemm(s, g, (gemm_precision)p);
         double tol = gemm_tolerance((gemm_precision)p, n);
-        /* The float64 row is the reference itself (checked against the
-         * CPU above); the others come back as fp32 and are compared. */
-        errors[p] = -1;   /* not measured */
+        /* The float64 row is the reference itself (checked above); the
+         * others come back as fp32 and are compared element by element. */
         if (p != GEMM_FP64) {
             CUDA_CHECK(cudaMemcpy(h_c32, g->d_c32, count * sizeof(float),
                                   cudaMemcpyDeviceToHost));
-            errors[p] = cm_rel_error(h_c32, CM_FLOAT32, h_c64, CM_FLOAT64,
-                                     count, NULL);
+            checks[p] = gemm_compare(h_c32, CM_FLOAT32, h_c64, count, tol);
         }
         double tflops = cm_tflops(gemm_flops(n), t.median_ms);
-        printf("  %-5s %-31s %9.4f %8.2f ", info->name, info->call,
+        int as_fp32 = p == GEMM_TF32 && s->major < 8;
+        printf("  %-5s %-31s %9.4f %8.2f ", info->name,
+               as_fp32 ? "cublasGemmEx, FAST_TF32 -> fp32" : info->call,
                t.median_ms, tflops);
         if (p == GEMM_FP64)
             printf("%10s %9s\n", "reference", "-");
         else
-            printf("%10.2e %9.1e\n", errors[p], tol);
+            printf("%10.2e %9.1e\n", checks[p].error, tol);
         if (s->csv) {
+            int ref = p == GEMM_FP64;
             gemm_result r = {"precision", n, info->name, t.median_ms,
-                             t.min_ms, tflops, errors[p], tol,
-                             errors[p] <= tol, -1, -1, -1, -1, -1};
+                             t.min_ms, tflops, ref ? -1 : checks[p].error,
+                             tol, ref || checks[p].ok, -1, -1, -1, -1, -1};
             gemm_csv_row(s->csv, &r);
         }
     }
     for (int p = GEMM_FP32; p < GEMM_PRECISIONS; p++) {
         if (!runnable(s, (gemm_precision)p))
             continue;
-        char what[64];
-        snprintf(what, sizeof what, "%s C vs fp64 C, relative error",
-                 gemm_info((gemm_precision)p)->name);
-        cm_check_value(s->verdict, what, errors[p], 0.0,
-                       gemm_tolerance((gemm_precision)p, n));
+        char name[64], what[96];
+        snprintf(what, sizeof what, "%s C vs fp64 C",
+                 gemm_ran_as((gemm_precision)p, s->major, s->minor, name,
+                             sizeof name));
+        gemm_report(s->verdict, what, &checks[p], n);
     }
     free(h_c32);
     gemm_low_free(g);
 }
 
-/* The sampled rows of C in precision p, as float64 on the host. */
-static void fetch_rows(const gemm_operands *g, gemm_precision p,
-                       const size_t *rows, size_t count, double *h_rows,
-                       float *h_rows32)
+/* C of precision p, all of it, from the device into h_c64 (fp64) or
+ * h_c32 (the others, which all write their result to d_c32). */
+static void fetch_c(const gemm_operands *g, gemm_precision p, double *h_c64,
+                    float *h_c32)
 {
-    size_t n = g->n;
-    for (size_t r = 0; r < count; r++) {
-        if (p == GEMM_FP64)
-            CUDA_CHECK(cudaMemcpy(h_rows + r * n, g->d_c + rows[r] * n,
-                                  n * sizeof(double),
-                                  cudaMemcpyDeviceToHost));
-        else
-            CUDA_CHECK(cudaMemcpy(h_rows32 + r * n, g->d_c32 + rows[r] * n,
-                                  n * sizeof(float),
-                                  cudaMemcpyDeviceToHost));
-    }
-    for (size_t i = 0; p != GEMM_FP64 && i < count * n; i++)
-        h_rows[i] = h_rows32[i];
+    size_t count = g->n * g->n;
+    if (p == GEMM_FP64)
+        CUDA_CHECK(cudaMemcpy(h_c64, g->d_c, count * sizeof(double),
+                              cudaMemcpyDeviceToHost));
+    else
+        CUDA_CHECK(cudaMemcpy(h_c32, g->d_c32, count * sizeof(float),
+                              cudaMemcpyDeviceToHost));
+}
+
+/* Every element of each C at one size: against cpu_gemm's product where
+ * by_cpu, else fp64 C by Freivalds' test and the other precisions against
+ * that fp64 C (its bound allows for a reference computed either way). */
+typedef struct {
+    int by_cpu;
+    double *h_ref;             /* cpu_gemm's C (by_cpu) */
+    cm_freivalds_ref f;        /* Freivalds' x, A (B x) (not by_cpu) */
+    double *h_c64;
+    float *h_c32;
+} sweep_check;
+
+static gemm_check check_one(const sweep_check *c, gemm_precision p,
+                            size_t n)
+{
+    double tol = gemm_tolerance(p, n);
+    if (p == GEMM_FP64)
+        return c->by_cpu ? gemm_compare(c->h_c64, CM_FLOAT64, c->h_ref,
+                                        n * n, tol)
+                         : gemm_freivalds(&c->f, c->h_c64);
+    return gemm_compare(c->h_c32, CM_FLOAT32,
+                        c->by_cpu ? c->h_ref : c->h_c64, n * n, tol);
 }
 
 void size_sweep(const gemm_study *s, int quick)
 {
     const size_t *sizes;
     size_t n_sizes = gemm_sweep_sizes(quick, &sizes);
-    int all_ok = 1, results = 0;
-    char first_bad[160] = "";
+    int all_ok = 1, results = 0, low = s->set != GEMM_BIT(GEMM_FP64);
+    char first_bad[400] = "";
+    size_t cpu_max = 0;
+    for (size_t i = 0; i < n_sizes; i++)
+        cpu_max = gemm_check_by_cpu(sizes[i], 1, quick) ? sizes[i] : cpu_max;
     printf("\nsize sweep: GEMM time and TFLOP/s (2 n^3 / median of %d) as "
-           "n grows; each C\nchecked on %d sampled rows against cpu_gemm\n",
-           s->repeat, (int)SAMPLE_ROWS);
-    printf("  %6s %-5s %10s %9s %8s %10s %9s\n", "n", "prec", "matrix",
-           "GEMM ms", "TFLOP/s", "rel. error", "tolerance");
+           "n grows; every\nelement of each C checked: up to n = %zu "
+           "against cpu_gemm (vs CPU), above\nit fp64 C by Freivalds' test "
+           "(R: the worst row's share of its tolerance)\nand the others "
+           "against that fp64 C (vs fp64)\n", s->repeat, cpu_max);
+    say_what_runs(s);
+    printf("  %6s %-5s %10s %9s %8s %10s %9s  %s\n", "n", "prec", "matrix",
+           "GEMM ms", "TFLOP/s", "max error", "tolerance", "checked");
     for (size_t i = 0; i < n_sizes; i++) {
         size_t n = sizes[i], count = n * n, free_b, total_b;
         int overflow;
@@ -274,18 +314,22 @@ void size_sweep(const gemm_study *s, int quick)
         double *h_b = (double *)cm_host_alloc(bytes, "sweep B");
         cm_fill_uniform_f64(h_a, count, SWEEP_SEED_A + n);
         cm_fill_uniform_f64(h_b, count, SWEEP_SEED_B + n);
-        size_t rows[SAMPLE_ROWS];
-        size_t n_rows = gemm_sample_rows(n, SAMPLE_ROWS, rows);
-        double *h_ref = (double *)cm_host_alloc(n_rows * n * sizeof(double),
-                                                "reference rows");
-        double *h_rows = (double *)cm_host_alloc(n_rows * n * sizeof(double),
-                                                 "result rows");
-        float *h_rows32 = (float *)cm_host_alloc(n_rows * n * sizeof(float),
-                                                 "fp32 result rows");
-        if (cpu_gemm_rows(n_rows, rows, n, n, h_a, h_b, h_ref,
-                          cpu_gemm_max_threads()) < 0) {
-            fprintf(stderr, "out of host memory for the CPU reference\n");
-            exit(1);
+        sweep_check c;
+        c.by_cpu = gemm_check_by_cpu(n, 1, quick);
+        c.h_ref = NULL;
+        c.h_c64 = (double *)cm_host_alloc(bytes, "sweep C");
+        c.h_c32 = low ? (float *)cm_host_alloc(count * sizeof(float),
+                                               "sweep fp32 C") : NULL;
+        if (c.by_cpu) {
+            c.h_ref = (double *)cm_host_alloc(bytes, "sweep CPU reference");
+            if (cpu_gemm(n, n, n, h_a, h_b, c.h_ref,
+                         cpu_gemm_max_threads()) < 0) {
+                fprintf(stderr, "out of host memory for the CPU "
+                        "reference\n");
+                exit(1);
+            }
+        } else {
+            cm_freivalds_prepare(&c.f, h_a, h_b, n, SWEEP_SEED_CHECK + n);
         }
 
         gemm_operands g = {n, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
@@ -296,49 +340,60 @@ void size_sweep(const gemm_study *s, int quick)
         CUDA_CHECK(cudaMemcpy(g.d_a, h_a, bytes, cudaMemcpyHostToDevice));
         CUDA_CHECK(cudaMemcpy(g.d_b, h_b, bytes, cudaMemcpyHostToDevice));
         gemm_low_alloc(&g, s->set);
+        /* fp64 first: the lower precisions may be checked against it. */
         for (int p = 0; p < GEMM_PRECISIONS; p++) {
             if (!runnable(s, (gemm_precision)p))
                 continue;
             const char *name = gemm_info((gemm_precision)p)->name;
             cm_stats t = time_gemm(s, &g, (gemm_precision)p);
-            fetch_rows(&g, (gemm_precision)p, rows, n_rows, h_rows,
-                       h_rows32);
-            double err = cm_rel_error(h_rows, CM_FLOAT64, h_ref, CM_FLOAT64,
-                                      n_rows * n, NULL);
-            double tol = gemm_tolerance((gemm_precision)p, n);
-            int ok = err <= tol;   /* false for NaN */
+            fetch_c(&g, (gemm_precision)p, c.h_c64, c.h_c32);
+            gemm_check r = check_one(&c, (gemm_precision)p, n);
             double tflops = cm_tflops(gemm_flops(n), t.median_ms);
             char mat[32];
-            printf("  %6zu %-5s %10s %9.4f %8.2f %10.2e %9.1e%s\n", n, name,
+            printf("  %6zu %-5s %10s %9.4f %8.2f ", n, name,
                    cm_fmt_bytes_short(bytes, mat, sizeof mat), t.median_ms,
-                   tflops, err, tol, ok ? "" : " FAILED");
+                   tflops);
+            if (r.freivalds)
+                printf("%10s %9s  Freivalds, R %.2g", "-", "-", r.error);
+            else
+                printf("%10.2e %9.1e  %s", r.error, r.tolerance,
+                       c.by_cpu ? "vs CPU" : "vs fp64");
+            printf("%s\n", r.ok ? "" : " FAILED");
             results++;
-            if (!ok && all_ok)
-                snprintf(first_bad, sizeof first_bad, "n = %zu %s: relative"
-                         " error %.3e > tolerance %.1e", n, name, err, tol);
-            all_ok = all_ok && ok;
+            if (!r.ok && all_ok) {
+                char detail[300], ran[64];
+                gemm_describe_failure(&r, n, detail, sizeof detail);
+                snprintf(first_bad, sizeof first_bad, "n = %zu %s: %s", n,
+                         gemm_ran_as((gemm_precision)p, s->major, s->minor,
+                                     ran, sizeof ran), detail);
+            }
+            all_ok = all_ok && r.ok;
             if (s->csv) {
-                gemm_result r = {"sweep", n, name, t.median_ms, t.min_ms,
-                                 tflops, err, tol, ok, -1, -1, -1, -1, -1};
-                gemm_csv_row(s->csv, &r);
+                gemm_result row = {"sweep", n, name, t.median_ms, t.min_ms,
+                                   tflops, r.freivalds ? -1 : r.error,
+                                   r.freivalds ? -1 : r.tolerance, r.ok,
+                                   -1, -1, -1, -1, -1};
+                gemm_csv_row(s->csv, &row);
             }
         }
         gemm_low_free(&g);
         CUDA_CHECK(cudaFree(g.d_a));
         CUDA_CHECK(cudaFree(g.d_b));
         CUDA_CHECK(cudaFree(g.d_c));
+        if (!c.by_cpu)
+            cm_freivalds_release(&c.f);
         free(h_a);
         free(h_b);
-        free(h_ref);
-        free(h_rows);
-        free(h_rows32);
+        free(c.h_ref);
+        free(c.h_c64);
+        free(c.h_c32);
     }
-    char detail[200];
+    char detail[420];
     if (results == 0)
         snprintf(detail, sizeof detail, "no size fitted in GPU memory");
     else if (all_ok)
-        snprintf(detail, sizeof detail, "%d of %d results within their "
-                 "tolerance", results, results);
+        snprintf(detail, sizeof detail, "every element of %d of %d results "
+                 "within its tolerance", results, results);
     else
         snprintf(detail, sizeof detail, "%s", first_bad);
     cm_check_true(s->verdict, "sweep", all_ok && results > 0, detail);

@@ -1,7 +1,8 @@
 /* gemm_study.h - the second part of chapter 03's lab: the tutorial's GEMM in
  * four precisions, and its speed as n grows (gemm_study.cu).
  *
- *   gemm_study s = {handle, set, warmup, repeat, bf16_ok, csv, &verdict};
+ *   gemm_study s = {handle, set, warmup, repeat, major, minor, csv,
+ *                   &verdict};
  *   precision_table(&s, &ops, h_c);     ops holds A, B, C in float64
  *   size_sweep(&s, quick);
  */
@@ -31,7 +32,7 @@ typedef struct {
     cublasHandle_t handle;
     unsigned set;           /* GEMM_BIT()s to run */
     int warmup, repeat;
-    int bf16_ok;            /* compute capability 8.0 or newer */
+    int major, minor;       /* the GPU's compute capability */
     FILE *csv;              /* NULL: no CSV */
     cm_verdict *verdict;
 } gemm_study;
@@ -45,13 +46,13 @@ void gemm_enqueue(cublasHandle_t handle, const gemm_operands *g,
 void gemm_low_alloc(gemm_operands *g, unsigned set);
 void gemm_low_free(gemm_operands *g);
 
-/* Times every precision of the study at g->n and checks each result
- * against h_c64, the (already verified) float64 result. */
+/* Times every precision of the study at g->n and checks every element of
+ * each result against h_c64, the (already verified) float64 result. */
 void precision_table(const gemm_study *s, gemm_operands *g,
                      const double *h_c64);
 
-/* TFLOP/s of each precision as n grows, each result spot-checked on
- * sampled rows against cpu_gemm; stops at the first n that does not fit. */
+/* TFLOP/s of each precision as n grows, every element of each result
+ * checked (gemm_check.c); stops at the first n that does not fit. */
 void size_sweep(const gemm_study *s, int quick);
 
 #endif /* GEMM_STUDY_H */

@@ -13,9 +13,10 @@
  * call cublasDgemm, the same float64 product with the same argument order.
  * Each step but cublasCreate (timed once) is timed twice: its first call
  * (host clock; cuBLAS starts up inside the first cp.dot) and its steady
- * state (median of --repeat). C is
- * checked against a CPU GEMM (cpu_gemm.c). --precision all adds fp32, TF32
- * and bf16 GEMMs, --sweep the speed as n grows (both in gemm_study.cu).
+ * state (median of --repeat). Every element of C is checked: against a
+ * CPU GEMM (cpu_gemm.c) up to n = 4096, by Freivalds' test above that
+ * (gemm_check.c). --precision all adds fp32, TF32 and bf16 GEMMs, --sweep
+ * the speed as n grows (both in gemm_study.cu).
  *
  * Run: make run-03    (options: make run-03 ARGS="--help")
  */
@@ -31,9 +32,10 @@
 #include "alloc.h"
 #include "array.h"
 #include "check.h"
-#include "cpu_gemm.h"
 #include "device.h"
 #include "files.h"
+#include "freivalds.h"
+#include "gemm_check.h"
 #include "gemm_plan.h"
 #include "gemm_study.h"
 #include "options.h"
@@ -44,12 +46,7 @@
 
 static const size_t TUTORIAL_N = 1000;
 static const size_t QUICK_N = 257;          /* odd: cuts every tile */
-static const uint64_t SEED_A = 1, SEED_B = 2;
-/* Above this n the CPU recomputes only SAMPLE_ROWS rows of C: the whole
- * product grows as n^3 (2 n^3 = 1.4e11 flops at 4096, 2e12 at 10000) and
- * would take most of the run. */
-static const size_t FULL_CHECK_MAX_N = 4096;
-enum { SAMPLE_ROWS = 8 };
+static const uint64_t SEED_A = 1, SEED_B = 2, SEED_CHECK = 3;
 /* The CPU's warm runs stop at --repeat, or sooner once they have taken
  * about this long (one run at least): room for the default 10 at n = 1000,
  * where a run takes tens of ms on a 16-thread host; n = 4096 is about 69
@@ -106,30 +103,34 @@ static void end_to_end_region(void *ctx)
     d2h((const tutorial *)ctx);   /* waits for the GEMM: same stream */
 }
 
-/* Host bytes of the main run at its peak: A, B and C; the CPU reference
- * of all of C, or SAMPLE_ROWS rows of it beside the same rows of C; and
- * the float32 C of the lower precisions. gemm_host_bytes (36 n^2 bytes)
- * is more, so this cannot overflow once it has been checked. */
-static size_t host_peak_bytes(size_t n, unsigned set)
+/* Host bytes of one n x n product and its check at their peak: A, B and
+ * C in float64; then, one after the other, the check of C (a CPU
+ * reference of all of it, or Freivalds' six vectors) and the float32 C of
+ * the lower precisions. gemm_host_bytes (36 n^2 bytes) is more, so this
+ * cannot overflow once that has been checked. */
+static size_t host_peak_bytes(size_t n, unsigned set, int by_cpu)
 {
     size_t matrix = n * n * sizeof(double);
-    size_t bytes = 3 * matrix;
-    bytes += n <= FULL_CHECK_MAX_N ? matrix
-                                   : 2 * SAMPLE_ROWS * n * sizeof(double);
-    if (set != GEMM_BIT(GEMM_FP64))
-        bytes += n * n * sizeof(float);
-    return bytes;
+    size_t check = by_cpu ? matrix : 6 * n * sizeof(double);
+    size_t low = set != GEMM_BIT(GEMM_FP64) ? n * n * sizeof(float) : 0;
+    return 3 * matrix + (check > low ? check : low);
 }
 
-/* Host bytes of --sweep: A and B at its largest n (the main run's
- * matrices are freed by then). */
-static size_t sweep_host_bytes(int quick)
+/* Host bytes of --sweep: the most any one of its sizes needs (the main
+ * run's matrices are freed by then). */
+static size_t sweep_host_bytes(unsigned set, int quick)
 {
     const size_t *sizes;
-    size_t count = gemm_sweep_sizes(quick, &sizes), largest = 0;
-    for (size_t i = 0; i < count; i++)
-        largest = sizes[i] > largest ? sizes[i] : largest;
-    return 2 * largest * largest * sizeof(double);
+    size_t count = gemm_sweep_sizes(quick, &sizes), most = 0;
+    for (size_t i = 0; i < count; i++) {
+        size_t n = sizes[i], matrix = n * n * sizeof(double);
+        size_t bytes = 3 * matrix + (gemm_check_by_cpu(n, 1, quick)
+                                     ? matrix : 6 * n * sizeof(double));
+        if (set != GEMM_BIT(GEMM_FP64))     /* beside them, not after */
+            bytes += n * n * sizeof(float);
+        most = bytes > most ? bytes : most;
+    }
+    return most;
 }
 
 /* Whether --name appeared on the command line ("--name V" or "--name=V"),
@@ -198,11 +199,13 @@ int main(int argc, char **argv)
      * the OS kill us when the pages are touched). The host and the CSV
      * file come before the GPU is touched, so they fail the same way
      * without one. */
-    cm_require_host_bytes(host_peak_bytes(n, set),
-                          "A, B, C and the CPU reference");
+    int by_cpu = gemm_check_by_cpu(n, 0, opt.quick);
+    cm_require_host_bytes(host_peak_bytes(n, set, by_cpu),
+                          by_cpu ? "A, B, C and the CPU reference"
+                                 : "A, B, C and Freivalds' test");
     if (sweep)
-        cm_require_host_bytes(sweep_host_bytes(opt.quick),
-                              "the sweep's A and B");
+        cm_require_host_bytes(sweep_host_bytes(set, opt.quick),
+                              "the sweep's A, B, C and their check");
     cm_out_file csv_file;
     FILE *csv = cm_csv_open(&csv_file, opt.csv, GEMM_CSV_HEADER);
     struct cudaDeviceProp prop;
@@ -262,68 +265,39 @@ int main(int argc, char **argv)
     printf("%s\n", printed);
     free(printed);
 
-    /* The CPU reference: every element for moderate n, else sampled rows
-     * (first and last included), computed by cpu_gemm on all cores. */
-    int full = n <= FULL_CHECK_MAX_N;
-    size_t rows[SAMPLE_ROWS];
-    size_t n_rows = full ? n : gemm_sample_rows(n, SAMPLE_ROWS, rows);
-    double *h_ref = (double *)cm_host_alloc(n_rows * n * sizeof(double),
-                                            "CPU reference");
-    memset(h_ref, 0, n_rows * n * sizeof(double));   /* fault pages in */
-    t0 = cm_now_ms();
-    int threads = full ? cpu_gemm(n, n, n, h_a, h_b, h_ref,
-                                  cpu_gemm_max_threads())
-                       : cpu_gemm_rows(n_rows, rows, n, n, h_a, h_b, h_ref,
-                                       cpu_gemm_max_threads());
-    double cpu_first_ms = cm_now_ms() - t0;
-    if (threads < 0) {
-        fprintf(stderr, "out of host memory for the CPU reference\n");
-        return CM_EXIT_FAIL;
-    }
-    /* The GPU's steady times are medians of warm runs, so the CPU's must
-     * be too for a fair speedup: the run above (A and B not yet in cache,
-     * the packing buffers' pages fresh) is the CPU's first call. More runs
-     * follow, up to --repeat and about CPU_TIMING_MS in all (one at
-     * least), and we report their median. They recompute the same h_ref:
-     * cpu_gemm sums every element in the same order on every run. */
-    double cpu_ms = cpu_first_ms;
-    int cpu_runs = 0;
-    if (full) {
-        double *cpu_times = (double *)cm_host_alloc(
-            (size_t)repeat * sizeof(double), "CPU times");
-        double spent = 0;
-        while (cpu_runs < repeat && (cpu_runs == 0 || spent < CPU_TIMING_MS)) {
-            t0 = cm_now_ms();
-            if (cpu_gemm(n, n, n, h_a, h_b, h_ref,
-                         cpu_gemm_max_threads()) < 0) {
-                fprintf(stderr, "out of host memory for the CPU "
-                        "reference\n");
-                return CM_EXIT_FAIL;
-            }
-            cpu_times[cpu_runs] = cm_now_ms() - t0;
-            spent += cpu_times[cpu_runs++];
+    /* Every element of C is checked (gemm_check.c): against cpu_gemm's
+     * product on every core where the CPU can afford all of it, and by
+     * Freivalds' test, O(n^2), where it cannot. */
+    gemm_cpu_times cpu = {0, 0, 0, 0};
+    gemm_check check;
+    if (by_cpu) {
+        double *h_ref = (double *)cm_host_alloc(t.bytes, "CPU reference");
+        memset(h_ref, 0, t.bytes);      /* fault its pages in, untimed */
+        if (gemm_cpu_reference(n, h_a, h_b, h_ref, repeat, CPU_TIMING_MS,
+                               &cpu) < 0) {
+            fprintf(stderr, "out of host memory for the CPU reference\n");
+            return CM_EXIT_FAIL;
         }
-        cpu_ms = cm_stats_of(cpu_times, cpu_runs).median_ms;
-        free(cpu_times);
+        printf("\nCPU reference: cpu_gemm.c (blocked C, no BLAS) on %d "
+               "threads, all of C:\n  first run %.1f ms, then median of %d "
+               "more %.1f ms: %.1f GFLOP/s\n", cpu.threads, cpu.first_ms,
+               cpu.warm_runs, cpu.warm_ms,
+               2.0 * (double)n * n * n / cpu.warm_ms / 1e6);
+        check = gemm_compare(t.h_c, CM_FLOAT64, h_ref, n * n,
+                             gemm_tolerance(GEMM_FP64, n));
+        gemm_report(&verdict, "C vs CPU GEMM", &check, n);
+        free(h_ref);
+    } else {
+        printf("\nno CPU reference (n > %zu: 2 n^3 = %.2g flops): C is "
+               "checked by Freivalds' test,\n  C x against A (B x) for a "
+               "random x, 3 n^2 multiply-adds\n", GEMM_CPU_CHECK_MAX_N,
+               2.0 * (double)n * n * n);
+        cm_freivalds_ref f;
+        cm_freivalds_prepare(&f, h_a, h_b, n, SEED_CHECK);
+        check = gemm_freivalds(&f, t.h_c);
+        gemm_report(&verdict, "C", &check, n);
+        cm_freivalds_release(&f);
     }
-    double cpu_gflops = 2.0 * (double)n_rows * n * n / cpu_ms / 1e6;
-    double *h_got = t.h_c;
-    if (!full) {
-        h_got = (double *)cm_host_alloc(n_rows * n * sizeof(double), "rows");
-        for (size_t r = 0; r < n_rows; r++)
-            memcpy(h_got + r * n, t.h_c + rows[r] * n, n * sizeof(double));
-    }
-    double tol = gemm_tolerance(GEMM_FP64, n);
-    double err = cm_rel_error(h_got, CM_FLOAT64, h_ref, CM_FLOAT64,
-                              n_rows * n, NULL);
-    printf("\nCPU reference: cpu_gemm.c (blocked C, no BLAS) on %d "
-           "threads, %s:\n  first run %.1f ms", threads,
-           full ? "all of C" : "sampled rows", cpu_first_ms);
-    if (full)
-        printf(", then median of %d more %.1f ms", cpu_runs, cpu_ms);
-    printf(": %.1f GFLOP/s\n", cpu_gflops);
-    cm_check_rel(&verdict, full ? "C vs CPU GEMM" : "C rows vs CPU GEMM",
-                 h_got, CM_FLOAT64, h_ref, CM_FLOAT64, n_rows * n, tol);
 
     /* Steady state: warm-up, then CUDA events around each step, median;
      * end to end on the host clock, as a user would time the script (its
@@ -369,29 +343,30 @@ int main(int argc, char **argv)
     row("end to end: H2D + GEMM + D2H",
         first_h2d + create_ms + first_gemm + first_d2h, e2e_s.median_ms,
         rate[3]);
-    /* Only a full CPU product gives a measured speedup; a few sampled
-     * rows run at a different rate than a whole GEMM would. Warm medians
+    /* Only a CPU product of all of C gives a measured speedup. Warm medians
      * on both sides: the CPU's GEMM against the GPU's GEMM, and against
      * the GPU's end to end (copies included). */
-    if (full)
+    if (by_cpu)
         printf("speedup over the CPU reference (warm medians): GEMM %.0fx, "
-               "end to end %.1fx\n", cpu_ms / gemm_s.median_ms,
-               cpu_ms / e2e_s.median_ms);
+               "end to end %.1fx\n", cpu.warm_ms / gemm_s.median_ms,
+               cpu.warm_ms / e2e_s.median_ms);
     else
-        printf("speedup over the CPU: not measured (n > %zu: the CPU "
-               "computed %zu rows only)\n", FULL_CHECK_MAX_N, n_rows);
+        printf("speedup over the CPU: not measured (n > %zu: C was not "
+               "recomputed on the CPU)\n", GEMM_CPU_CHECK_MAX_N);
     if (csv) {
         gemm_result r = {"tutorial", n, "fp64", gemm_s.median_ms,
                          gemm_s.min_ms, cm_tflops(flops, gemm_s.median_ms),
-                         err, tol, err <= tol, h2d_s.median_ms,
-                         d2h_s.median_ms, e2e_s.median_ms,
-                         create_ms + first_gemm, full ? cpu_ms : -1,
+                         /* no element error from Freivalds' test */
+                         check.freivalds ? -1 : check.error,
+                         check.freivalds ? -1 : check.tolerance, check.ok,
+                         h2d_s.median_ms, d2h_s.median_ms, e2e_s.median_ms,
+                         create_ms + first_gemm, by_cpu ? cpu.warm_ms : -1,
                          t.h_c};
         gemm_csv_row(csv, &r);
     }
 
-    gemm_study study = {t.handle, set, warmup, repeat, prop.major >= 8, csv,
-                        &verdict};
+    gemm_study study = {t.handle, set, warmup, repeat, prop.major,
+                        prop.minor, csv, &verdict};
     if (set != GEMM_BIT(GEMM_FP64)) {
         gemm_operands ops = {n, t.d_a, t.d_b, t.d_c, NULL, NULL, NULL, NULL,
                              NULL};
@@ -403,9 +378,6 @@ int main(int argc, char **argv)
     free(h_a);
     free(h_b);
     free(t.h_c);
-    free(h_ref);
-    if (!full)
-        free(h_got);
     if (sweep)
         size_sweep(&study, opt.quick);
 

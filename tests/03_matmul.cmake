@@ -19,15 +19,18 @@ cm_gpu(03_matmul fp32 --n 33 --precision fp32 --repeat 2 --warmup 0)
 cm_gpu(03_matmul tf32 --n 100 --precision tf32 --repeat 2)
 cm_gpu(03_matmul bf16 --n 129 --precision bf16 --repeat 2)
 cm_gpu(03_matmul csv --quick --csv matmul.csv)
+# Above n = 4096 the main run checks C by Freivalds' test, not the CPU.
+cm_gpu(03_matmul freivalds --n 4097 --precision all --repeat 2 --warmup 1)
 
 # Host memory is checked before the GPU is touched, so a size the host
 # cannot hold fails the same way with or without a GPU: --n 1000000 asks
-# for 24 TB (A, B and C alone). (This size also needs more GPU memory than
+# for 24 TB (A, B and C alone; C is checked by Freivalds' test, whose six
+# vectors add 48 MB). (This size also needs more GPU memory than
 # any GPU has, but the host check comes first: the GPU's "not enough GPU
 # memory" line is reached only on a host with more memory than the GPU.)
 cm_cpu_run(03_matmul.host_too_small exit 1
-  "^not enough host memory for A, B, C and the CPU reference: need \
-24000128000000 bytes"
+  "^not enough host memory for A, B, C and Freivalds' test: need \
+24000048000000 bytes"
   "${BIN_DIR}/03_matmul" --n 1000000)
 
 # --csv is opened before the GPU is touched (tests.cmake says what that

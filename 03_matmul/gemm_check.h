@@ -1,0 +1,98 @@
+/* gemm_check.h - how chapter 03 checks every element of a product C = A B
+ * (gemm_check.c, plain C, unit-tested in tests/test_03_gemm_check.c):
+ * one element at a time against a float64 reference where one is at
+ * hand, and by Freivalds' O(n^2) test where the CPU cannot afford one.
+ *
+ *   gemm_check r = gemm_compare(h_c32, CM_FLOAT32, h_ref, n * n,
+ *                               gemm_tolerance(GEMM_BF16, n));
+ *   gemm_report(&verdict, "bf16 C vs fp64 C", &r, n);
+ *                      prints "check ...: ... ok", records a failure
+ */
+#ifndef GEMM_CHECK_H
+#define GEMM_CHECK_H
+
+#include <stddef.h>
+
+#include "array.h"
+#include "freivalds.h"
+#include "gemm_plan.h"
+#include "verify.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Up to this n, the main run recomputes all of C on the CPU (2 n^3 flops:
+ * 1.4e11 at 4096, about 2 s on a 16-thread host); above it, Freivalds. */
+#define GEMM_CPU_CHECK_MAX_N ((size_t)4096)
+/* The same limit in --sweep, which recomputes every size: the sizes up to
+ * 1024 cost the CPU less than one 2048 would. */
+#define GEMM_SWEEP_CPU_CHECK_MAX_N ((size_t)1024)
+
+/* Whether the result at side n is checked against a full CPU reference
+ * (1) or by Freivalds' test (0): in the main run (sweep 0) or the sweep
+ * (sweep 1). --quick (quick 1) keeps its tiny sweep's largest size for
+ * Freivalds, so that the quick run takes both paths. */
+int gemm_check_by_cpu(size_t n, int sweep, int quick);
+
+typedef struct {
+    int freivalds;      /* 0: element by element; 1: Freivalds' test */
+    double error;       /* largest element error, or worst row's ratio */
+    double tolerance;   /* the element bound, or 1 for Freivalds */
+    size_t where;       /* index of that element, or that row */
+    double got, expected;   /* that element and its reference value */
+    int ok;             /* error <= tolerance (never for NaN) */
+} gemm_check;
+
+/* The largest relative error of one element, |c_i - ref_i| / |ref_i|, over
+ * count elements of c (any float dtype) against a float64 reference; its
+ * index in *worst (may be NULL). For A, B >= 0 the reference is (|A||B|)_ij
+ * to within the float64 error, so this is the elementwise bound's measure.
+ * NaN or infinity in c, or c_i != 0 where ref_i = 0: INFINITY. */
+double gemm_element_error(const void *c, cm_dtype type, const double *ref,
+                          size_t count, size_t *worst);
+
+/* Every element of c against ref, with an elementwise tolerance (from
+ * gemm_tolerance: the same bound for every element). */
+gemm_check gemm_compare(const void *c, cm_dtype type, const double *ref,
+                        size_t count, double tolerance);
+
+/* Freivalds' test of a float64 C (f prepared from A and B by
+ * cm_freivalds_prepare): every element, to cm_freivalds_tolerance. */
+gemm_check gemm_freivalds(const cm_freivalds_ref *f, const double *c);
+
+/* Prints one "check WHAT, ..." line saying what was checked and records a
+ * failure in v; cols is the row length of C, to name a bad element [i][j].
+ * Returns r->ok. */
+int gemm_report(cm_verdict *v, const char *what, const gemm_check *r,
+                size_t cols);
+
+/* One line on a check that failed, for a caller's own verdict line:
+ * "element [i][j]: got x, expected y (relative error e, tolerance t)" or
+ * "Freivalds' test, row i at r times its tolerance". */
+void gemm_describe_failure(const gemm_check *r, size_t cols, char *text,
+                           size_t size);
+
+/* What precision p runs as on a GPU of compute capability major.minor:
+ * its name, or "tf32 (runs as fp32 on sm_75)" on a GPU without TF32
+ * tensor cores (before 8.0), where cuBLAS quietly computes in fp32. */
+const char *gemm_ran_as(gemm_precision p, int major, int minor, char *text,
+                        size_t size);
+
+/* C = A B (n x n) on every core into ref, as the reference of all of C:
+ * a first run, then more up to repeat and about budget_ms in all (one at
+ * least) for a warm median. Returns the threads used, -1 if host memory
+ * ran out. */
+typedef struct {
+    int threads, warm_runs;
+    double first_ms, warm_ms;   /* first run; median of the warm runs */
+} gemm_cpu_times;
+int gemm_cpu_reference(size_t n, const double *a, const double *b,
+                       double *ref, int repeat, double budget_ms,
+                       gemm_cpu_times *times);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* GEMM_CHECK_H */
