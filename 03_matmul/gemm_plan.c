@@ -65,10 +65,11 @@ static double gamma_k(size_t k, double u)
 
 /* Element by element, the computed c^ = sum_p a^ b^ with a^ = a(1+e),
  * |e| <= u_in, satisfies |c^ - c| <= ((1+u_in)^2 (1+gamma_k) - 1) sum_p
- * |a||b|. For a, b >= 0 that sum is c itself, so this is a bound on the
- * relative error of every element, hence of the norm: e_p. The reference
- * carries e_64 = gamma_k(2^-53), so ||C_p - C_64|| <= (e_p + e_64)||C||
- * while ||C_64|| >= (1 - e_64)||C||. Mixed-sign data would cancel and
+ * |a||b|. For a, b >= 0 that sum is c itself, so e_p bounds the relative
+ * error of every element. The reference carries e_64 = gamma_k(2^-53),
+ * so |c_p - c_64| <= (e_p + e_64) c while c_64 >= (1 - e_64) c, element
+ * by element (gemm_check.c checks the largest such ratio, not a norm,
+ * which one bad row could hide under). Mixed-sign data would cancel and
  * need sum |a||b| in place of c: these bounds are for the tutorial's
  * uniform [0, 1) matrices. */
 double gemm_tolerance(gemm_precision p, size_t k)
@@ -120,18 +121,6 @@ size_t gemm_sweep_sizes(int quick, const size_t **sizes)
     *sizes = quick ? QUICK_SWEEP_SIZES : SWEEP_SIZES;
     return quick ? sizeof QUICK_SWEEP_SIZES / sizeof QUICK_SWEEP_SIZES[0]
                  : sizeof SWEEP_SIZES / sizeof SWEEP_SIZES[0];
-}
-
-size_t gemm_sample_rows(size_t n, size_t max_rows, size_t *rows)
-{
-    size_t count = n < max_rows ? n : max_rows;
-    if (count == 1)
-        rows[0] = 0;
-    /* (count-1) steps from 0 to n-1; distinct since n-1 >= count-1. The
-     * product cannot overflow for any n a GPU can hold. */
-    for (size_t s = 0; count > 1 && s < count; s++)
-        rows[s] = s * (n - 1) / (count - 1);
-    return count;
 }
 
 static void field(FILE *out, double value, const char *format)

@@ -1,6 +1,6 @@
 /* gemm_plan.h - the arithmetic of chapter 03 that needs no GPU: the four
- * GEMM precisions and their error bounds, device bytes, the sweep sizes,
- * which rows a large result is checked on, and the CSV rows.
+ * GEMM precisions and their error bounds, device bytes, the sweep sizes
+ * and the CSV rows.
  *
  *   unsigned set = gemm_precision_set("all");      every precision
  *   double tol = gemm_tolerance(GEMM_BF16, n);     bound on relative error
@@ -35,10 +35,11 @@ const gemm_precision_info *gemm_info(gemm_precision p);
  * for "all". 0 for an unknown name. */
 unsigned gemm_precision_set(const char *choice);
 
-/* Upper bound on ||C_p - C_64|| / ||C_64|| for C = A B with k = n, when
- * every element of A and B is >= 0 (the tutorial's np.random.rand), for
- * a result computed in precision p and a float64 reference C_64 that is
- * itself computed some other way (cuBLAS or cpu_gemm). */
+/* Upper bound on |c_p - c_64| / c_64 for every element of C = A B with
+ * k = n, when every element of A and B is >= 0 (the tutorial's
+ * np.random.rand), for a result computed in precision p and a float64
+ * reference C_64 that is itself computed some other way (cuBLAS or
+ * cpu_gemm). */
 double gemm_tolerance(gemm_precision p, size_t k);
 
 /* Device bytes for n x n A, B, C in float64 plus the copies the precisions
@@ -51,10 +52,6 @@ size_t gemm_host_bytes(size_t n, int *overflow);
 
 /* The sizes of --sweep (quick: a tiny, odd set); returns how many. */
 size_t gemm_sweep_sizes(int quick, const size_t **sizes);
-
-/* Up to max_rows distinct row indices of an n-row result, evenly spread,
- * first and last included, ascending. Returns how many were written. */
-size_t gemm_sample_rows(size_t n, size_t max_rows, size_t *rows);
 
 /* One timed GEMM, as a CSV row. Fields < 0 were not measured and are
  * left empty. */

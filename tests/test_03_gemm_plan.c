@@ -1,5 +1,5 @@
 /* test_03_gemm_plan.c - precision sets, error bounds, byte counts, sweep
- * sizes, sampled rows and CSV rows of chapter 03. */
+ * sizes and CSV rows of chapter 03. */
 #include <math.h>
 #include <stdint.h>
 
@@ -78,20 +78,6 @@ int main(void)
     EXPECT(has_1000 && has_4096 && has_10000 && ascending);
     count = gemm_sweep_sizes(1, &sizes);
     EXPECT(count >= 2 && sizes[count - 1] <= 257);
-
-    /* Sampled rows: first and last, distinct, ascending, at most max. */
-    size_t rows[8];
-    EXPECT(gemm_sample_rows(1, 8, rows) == 1 && rows[0] == 0);
-    EXPECT(gemm_sample_rows(7, 8, rows) == 7 && rows[6] == 6);
-    const size_t ns[] = {2, 8, 9, 1000, 1001, 10000};
-    for (size_t t = 0; t < sizeof ns / sizeof ns[0]; t++) {
-        size_t got = gemm_sample_rows(ns[t], 8, rows);
-        int ok = got == (ns[t] < 8 ? ns[t] : 8) && rows[0] == 0 &&
-                 rows[got - 1] == ns[t] - 1;
-        for (size_t s = 1; s < got; s++)
-            ok = ok && rows[s] > rows[s - 1];
-        EXPECT(ok);
-    }
 
     /* CSV: a tutorial row has every field, a sweep row leaves the
      * tutorial-only fields empty. */
