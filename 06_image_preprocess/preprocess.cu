@@ -26,6 +26,7 @@
 #include "alloc.h"
 #include "ceiling.h"
 #include "check.h"
+#include "corpus.h"
 #include "device.h"
 #include "image_io.h"
 #include "kernels.h"
@@ -174,6 +175,9 @@ static void time_round_trips(const gpu_job *job, const uint8_t *h_gray,
 
 int main(int argc, char **argv)
 {
+    /* --make-corpus DIR ...: write a benchmark corpus (corpus.c); no GPU. */
+    if (argc > 1 && strcmp(argv[1], "--make-corpus") == 0)
+        return corpus_main(argc - 1, argv + 1);
     /* Every check on the command line and the input files comes before
      * the GPU is touched, so bad input is reported the same way on a
      * machine without one. */
