@@ -118,14 +118,11 @@ double run_clock_ms(const run_clock *clock);
 void spoil_if_asked(const settings *s, task_data *d, int task);
 
 /* measure.cu */
-typedef struct {
-    double h2d_gbps, d2h_gbps;  /* pinned copies of one matrix */
-    double gemm_ms;             /* one GEMM on an idle GPU */
-} ceilings;
-ceilings measure_ceilings(const settings *s, int repeat);
-void measure_mode(int mode, const settings *s, const ceilings *c,
-                  int warmup, int repeat, cm_verdict *v, mode_summary *sum,
-                  task_record **records);
+/* Prints what this GPU does with each part alone (pinned copies of one
+ * matrix each way, one GEMM of random data). */
+void measure_ceilings(const settings *s, int repeat);
+void measure_mode(int mode, const settings *s, int warmup, int repeat,
+                  cm_verdict *v, mode_summary *sum, task_record **records);
 
 /* pipeline.cu */
 typedef struct pipeline pipeline;
@@ -133,5 +130,18 @@ pipeline *pipeline_create(const settings *s);
 double pipeline_run(pipeline *p, run_clock *clock, task_record *records,
                     run_failure *failure);
 void pipeline_destroy(pipeline *p);
+
+/* What each resource needed when it worked alone (pipeline_alone). */
+typedef struct {
+    double cpu_ms;          /* prep + check busy time, all tasks */
+    double h2d_ms, gemm_ms, d2h_ms;   /* all tasks, CUDA events */
+    double one_thread_ms;   /* one task's prep + check on one thread, or
+                               0 if not measured */
+} alone_times;
+
+/* Every task again with no two resources at work at once; returns 0,
+ * or 1 with the failed task in *failure. */
+int pipeline_alone(pipeline *p, int one_thread, task_record *records,
+                   alone_times *t, run_failure *failure);
 
 #endif /* HYBRID_H */

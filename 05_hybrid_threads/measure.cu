@@ -10,6 +10,7 @@
 #include "check.h"
 #include "hybrid.h"
 #include "options.h"
+#include "random.h"
 #include "timing.h"
 #include "units.h"
 
@@ -20,7 +21,9 @@ const char *const MODE_NAMES[MODE_COUNT] = {"serial", "offload",
  * triple loop (n^3 work), beside Freivalds' check of every task. */
 static const size_t FULL_CHECK_MAX_N = 512;
 
-/* GEMM alone on an idle GPU: what the pipeline's GEMMs cost at best. */
+/* GEMM alone on an idle GPU, on random A and B: a GEMM of zeros flips
+ * fewer bits, draws less power and can run at higher clocks than one of
+ * real data, so it would promise more than a task's GEMM delivers. */
 typedef struct {
     gpu_lane lane;
     size_t n;
@@ -36,30 +39,33 @@ static void gemm_region(void *ctx)
     }
 }
 
-ceilings measure_ceilings(const settings *s, int repeat)
+void measure_ceilings(const settings *s, int repeat)
 {
-    ceilings c;
     gemm_probe g;
+    double h2d_gbps, d2h_gbps, gemm_ms;
     double flop = 2.0 * (double)s->n * (double)s->n * (double)s->n;
     char bytes[64];
-    c.h2d_gbps = cm_measure_pinned_gbps(s->bytes, cudaMemcpyHostToDevice,
-                                        1, repeat);
-    c.d2h_gbps = cm_measure_pinned_gbps(s->bytes, cudaMemcpyDeviceToHost,
-                                        1, repeat);
+    h2d_gbps = cm_measure_pinned_gbps(s->bytes, cudaMemcpyHostToDevice, 1,
+                                      repeat);
+    d2h_gbps = cm_measure_pinned_gbps(s->bytes, cudaMemcpyDeviceToHost, 1,
+                                      repeat);
     g.n = s->n;
     cm_require_device_bytes(3 * s->bytes, "the GEMM probe");
     lane_create(&g.lane, s->n, 1);
-    c.gemm_ms = cm_time_events(gemm_region, &g, g.lane.stream, 1, repeat)
-                    .median_ms;
+    cm_curand_uniform(g.lane.d_a, CM_FLOAT64, s->n * s->n, s->seed,
+                      g.lane.stream);
+    cm_curand_uniform(g.lane.d_b, CM_FLOAT64, s->n * s->n, s->seed + 1,
+                      g.lane.stream);
+    gemm_ms = cm_time_events(gemm_region, &g, g.lane.stream, 1, repeat)
+                  .median_ms;
     lane_destroy(&g.lane);
     printf("\nthis GPU, each part alone (median of %d):\n", repeat);
     printf("  pinned copy of %s: host to device %.2f GB/s, device to "
            "host %.2f GB/s\n", cm_fmt_bytes_short(s->bytes, bytes,
                                                    sizeof bytes),
-           c.h2d_gbps, c.d2h_gbps);
-    printf("  GEMM: %.3f ms = %.2f TFLOP/s (2 n^3 flop)\n", c.gemm_ms,
-           cm_tflops(flop, c.gemm_ms));
-    return c;
+           h2d_gbps, d2h_gbps);
+    printf("  GEMM of random data: %.3f ms = %.2f TFLOP/s (2 n^3 flop)\n",
+           gemm_ms, cm_tflops(flop, gemm_ms));
 }
 
 typedef struct {
@@ -133,20 +139,56 @@ static void check_full_product(cm_verdict *v, const task_data *d)
     free(ref);
 }
 
-/* The pipeline's floor: each resource's work for all tasks at its best
- * speed, measured alone. They work in parallel, so the busiest one is the
- * least time the whole can take. */
-static void report_floor(const settings *s, const ceilings *c,
-                         mode_summary *sum)
+/* The median over the alone runs of each of their times. */
+static alone_times alone_medians(const alone_times *t, int runs)
+{
+    double *v = (double *)cm_host_alloc(4 * (size_t)runs * sizeof *v,
+                                        "alone times");
+    for (int i = 0; i < runs; i++) {
+        v[i] = t[i].cpu_ms;
+        v[runs + i] = t[i].h2d_ms;
+        v[2 * runs + i] = t[i].gemm_ms;
+        v[3 * runs + i] = t[i].d2h_ms;
+    }
+    alone_times m = t[0];       /* one_thread_ms: measured in run 0 only */
+    m.cpu_ms = cm_stats_of(v, runs).median_ms;
+    m.h2d_ms = cm_stats_of(v + runs, runs).median_ms;
+    m.gemm_ms = cm_stats_of(v + 2 * runs, runs).median_ms;
+    m.d2h_ms = cm_stats_of(v + 3 * runs, runs).median_ms;
+    free(v);
+    return m;
+}
+
+/* The pipeline's floor: each resource's work for all tasks, measured
+ * while it worked alone (pipeline_alone, median of the runs). They work
+ * in parallel, so the busiest one is the least time the whole can take.
+ * Then the contention: the same prep and check, in the pipeline and
+ * alone. */
+static void report_floor(const settings *s, const alone_times *alone,
+                         int runs, mode_summary *sum)
 {
     floor_inputs in;
+    int engines = 0;
+    alone_times m = alone_medians(alone, runs);
+    CUDA_CHECK(cudaDeviceGetAttribute(&engines, cudaDevAttrAsyncEngineCount,
+                                      s->device));
     in.h2d_bytes = 2.0 * (double)s->bytes * s->tasks;    /* A and B */
-    in.h2d_gbps = c->h2d_gbps;
+    in.h2d_ms = m.h2d_ms;
     in.d2h_bytes = (double)s->bytes * s->tasks;          /* C */
-    in.d2h_gbps = c->d2h_gbps;
-    in.gemm_ms = c->gemm_ms * s->tasks;
-    in.cpu_ms = sum->cpu_ms;
+    in.d2h_ms = m.d2h_ms;
+    in.copy_engines = engines;
+    in.gemm_ms = m.gemm_ms;
+    in.cpu_ms = m.cpu_ms;
     in.cpu_threads = s->threads;
+    double per_task = m.cpu_ms / s->tasks;
+    printf("  alone (median of %d run%s): prep + check %.2f ms of CPU per "
+           "task on %d threads", runs, runs == 1 ? "" : "s", per_task,
+           s->threads);
+    if (m.one_thread_ms > 0)
+        printf(", %.2f ms on 1 (%.2fx)", m.one_thread_ms,
+               per_task / m.one_thread_ms);
+    printf("\n");
+    print_contention(sum->cpu_ms / s->tasks, per_task);
     pipeline_floor f = floor_of(&in);
     print_floor(&in, &f, s->tasks, sum->wall_ms);
     sum->floor_ms = f.floor_ms;
@@ -173,31 +215,55 @@ static double run_once(int mode, const settings *s, mode_resources *r,
     return wall_ms;
 }
 
-void measure_mode(int mode, const settings *s, const ceilings *c,
-                  int warmup, int repeat, cm_verdict *v, mode_summary *sum,
-                  task_record **records)
+/* How many tasks' C passed their check, and the worst error / tolerance
+ * among them, over `count` records. */
+static int count_checked(const task_record *r, size_t count, double *worst)
+{
+    int checked = 0;
+    for (size_t k = 0; k < count; k++) {
+        checked += r[k].checked;
+        if (r[k].worst_ratio > *worst)
+            *worst = r[k].worst_ratio;
+    }
+    return checked;
+}
+
+void measure_mode(int mode, const settings *s, int warmup, int repeat,
+                  cm_verdict *v, mode_summary *sum, task_record **records)
 {
     size_t t = (size_t)s->tasks, runs = (size_t)repeat + 1;
     task_record *rec = (task_record *)cm_host_alloc(
         cm_mul_size(runs * t, sizeof *rec, "run records"), "run records");
+    task_record *alone_rec = (task_record *)cm_host_alloc(
+        cm_mul_size(runs * t, sizeof *rec, "run records"), "run records");
     double *walls = (double *)cm_host_alloc(runs * sizeof *walls, "times");
     offload_stats *stats = (offload_stats *)cm_host_alloc(
         runs * sizeof *stats, "offload statistics");
+    alone_times *alone = (alone_times *)cm_host_alloc(
+        runs * sizeof *alone, "alone times");
     memset(rec, 0, runs * t * sizeof *rec);
+    memset(alone_rec, 0, runs * t * sizeof *rec);
     memset(stats, 0, runs * sizeof *stats);
     run_clock clock;
     CUDA_CHECK(cudaEventCreate(&clock.event));
     mode_resources r;
     mode_setup(mode, s, &r);
 
-    double worst = 0;
     for (int i = 0; i < warmup + repeat; i++) {
         int slot = i < warmup ? repeat : i - warmup; /* spare for warm-up */
+        /* The pipeline's floor comes from runs with each resource alone,
+         * taken in turn with the timed runs, so that both see the same
+         * state of the host (its clocks, the other loads on it). */
+        if (mode == PIPELINE && slot < repeat) {
+            run_failure failure;
+            if (pipeline_alone(r.pipe, slot == 0, alone_rec + slot * t,
+                               &alone[slot], &failure) != 0) {
+                pipeline_destroy(r.pipe);   /* stops its threads */
+                fail_exit(mode, &r, &failure);
+            }
+        }
         walls[slot] = run_once(mode, s, &r, &clock, rec + slot * t,
                                &stats[slot]);
-        for (size_t k = 0; slot < repeat && k < t; k++)
-            if (rec[slot * t + k].worst_ratio > worst)
-                worst = rec[slot * t + k].worst_ratio;
     }
     int med = median_run(walls, repeat);
     memset(sum, 0, sizeof *sum);
@@ -220,21 +286,32 @@ void measure_mode(int mode, const settings *s, const ceilings *c,
                "then waited %.2f ms for it\n", stats[med].worker_ms,
                stats[med].main_work_ms, stats[med].main_wait_ms);
     if (mode == PIPELINE)
-        report_floor(s, c, sum);
+        report_floor(s, alone, repeat, sum);
 
-    /* Every task of every run passed (a failure ends the program), but
-     * the verdict shows how close the worst one came to its tolerance. */
-    char what[64], detail[160];
-    snprintf(what, sizeof what, "%s: Freivalds", MODE_NAMES[mode]);
-    snprintf(detail, sizeof detail, "%d tasks x %d run%s, worst "
-             "|Cx - A(Bx)| / tolerance %.2e", s->tasks, repeat,
-             repeat == 1 ? "" : "s", worst);
-    cm_check_true(v, what, worst <= 1.0, detail);
+    /* A failed check has ended the program already; what can still go
+     * wrong is a task whose check never ran. So we count the tasks of the
+     * timed runs (and of the alone runs) that were checked and passed:
+     * every one of them must be. */
+    double worst = 0;
+    int expected = s->tasks * repeat * (mode == PIPELINE ? 2 : 1);
+    int checked = count_checked(rec, t * repeat, &worst);
+    if (mode == PIPELINE)
+        checked += count_checked(alone_rec, t * repeat, &worst);
+    char what[64], detail[200];
+    snprintf(what, sizeof what, "%s: every task's C checked (Freivalds)",
+             MODE_NAMES[mode]);
+    snprintf(detail, sizeof detail, "%d of %d tasks (%d x %d run%s%s), "
+             "worst |Cx - A(Bx)| / tolerance %.2e", checked, expected,
+             s->tasks, repeat, repeat == 1 ? "" : "s",
+             mode == PIPELINE ? ", timed and alone" : "", worst);
+    cm_check_true(v, what, checked == expected && worst <= 1.0, detail);
     if (mode == SERIAL && s->n <= FULL_CHECK_MAX_N)
         check_full_product(v, &r.simple.sets[0]);
     mode_teardown(mode, &r);
     CUDA_CHECK(cudaEventDestroy(clock.event));
     *records = rec;
+    free(alone_rec);
+    free(alone);
     free(walls);
     free(stats);
 }

@@ -92,6 +92,7 @@ static int pipeline_task(void *arg, int worker, char *err, size_t err_len)
                             err_len);
     r->end_ms[STAGE_CHECK] = run_clock_ms(p->clock);
     r->cpu_ms = prep_ms + check_ms;
+    r->checked = !failed;
     return failed;
 }
 
@@ -175,6 +176,80 @@ double pipeline_run(pipeline *p, run_clock *clock, task_record *records,
     free(futures);
     free(jobs);
     return wall_ms;
+}
+
+/* Each resource alone, for the floor: every task once more, on the
+ * calling thread with worker 0's lane and buffers. The CPU pool prepares
+ * a task while the GPU is idle; the GPU copies it in, multiplies and
+ * copies C out while the CPU waits; the pool checks C while the GPU is
+ * idle. Nothing overlaps, so no resource is slowed by another. With
+ * one_thread, the last task is then prepared and checked once more on
+ * this thread alone (the same values again): what one core costs. */
+int pipeline_alone(pipeline *p, int one_thread, task_record *records,
+                   alone_times *t, run_failure *failure)
+{
+    gpu_lane *lane = &p->lanes[0];
+    task_data *d = &p->sets[0];
+    const task_cpu here = {NULL, 1, 0};
+    char *err = failure->message;
+    size_t err_len = sizeof failure->message;
+    memset(t, 0, sizeof *t);
+    failure->task = -1;
+    for (int k = 0; k < p->s.tasks; k++) {
+        task_record *r = &records[k];
+        const task_cpu all_threads = {p->cpu, p->chunks, 0};
+        double prep_ms = 0, check_ms = 0;
+        float ms[3];
+        failure->task = k;              /* until it has passed */
+        if (task_prepare(d, p->s.seed, k, all_threads, &prep_ms, err,
+                         err_len) != 0)
+            return 1;
+        TRY_CUDA(cudaEventRecord(lane->marks[0], lane->stream), err,
+                 err_len);
+        TRY_CUDA(cudaMemcpyAsync(lane->d_a, d->h_a, p->s.bytes,
+                                 cudaMemcpyHostToDevice, lane->stream),
+                 err, err_len);
+        TRY_CUDA(cudaMemcpyAsync(lane->d_b, d->h_b, p->s.bytes,
+                                 cudaMemcpyHostToDevice, lane->stream),
+                 err, err_len);
+        TRY_CUDA(cudaEventRecord(lane->marks[1], lane->stream), err,
+                 err_len);
+        if (lane_gemm(lane, p->s.n, err, err_len) != 0)
+            return 1;
+        TRY_CUDA(cudaEventRecord(lane->marks[2], lane->stream), err,
+                 err_len);
+        TRY_CUDA(cudaMemcpyAsync(d->h_c, lane->d_c, p->s.bytes,
+                                 cudaMemcpyDeviceToHost, lane->stream),
+                 err, err_len);
+        TRY_CUDA(cudaEventRecord(lane->marks[3], lane->stream), err,
+                 err_len);
+        TRY_CUDA(cudaEventSynchronize(lane->marks[3]), err, err_len);
+        for (int i = 0; i < 3; i++)
+            TRY_CUDA(cudaEventElapsedTime(&ms[i], lane->marks[i],
+                                          lane->marks[i + 1]), err, err_len);
+        spoil_if_asked(&p->s, d, k);
+        if (task_check(d, all_threads, &check_ms, &r->worst_ratio, err,
+                       err_len) != 0)
+            return 1;
+        r->checked = 1;
+        r->cpu_ms = prep_ms + check_ms;
+        t->cpu_ms += r->cpu_ms;
+        t->h2d_ms += ms[0];
+        t->gemm_ms += ms[1];
+        t->d2h_ms += ms[2];
+    }
+    if (one_thread) {       /* the last task's A, B and C are still here */
+        int k = p->s.tasks - 1;
+        double prep_ms = 0, check_ms = 0, worst;
+        failure->task = k;
+        if (task_prepare(d, p->s.seed, k, here, &prep_ms, err,
+                         err_len) != 0 ||
+            task_check(d, here, &check_ms, &worst, err, err_len) != 0)
+            return 1;
+        t->one_thread_ms = prep_ms + check_ms;
+    }
+    failure->task = -1;
+    return 0;
 }
 
 void pipeline_destroy(pipeline *p)

@@ -1,5 +1,6 @@
 /* report.c - stage statistics, the pipeline's floor and the CSV rows. */
 #include "report.h"
+#include "floor.h"
 #include "timing.h"
 
 #include <stdio.h>
@@ -9,8 +10,8 @@
 const char *const STAGE_NAMES[STAGE_COUNT] = {"prep", "h2d", "gemm", "d2h",
                                               "check"};
 const char *const FLOOR_NAMES[FLOOR_TERMS] = {
-    "copies host to device", "copies device to host", "GEMM",
-    "CPU prep + check"};
+    "copies host to device", "copies device to host", "copies both ways",
+    "GEMM", "copies and GEMMs", "CPU prep + check"};
 
 void stage_medians(const task_record *records, int tasks,
                    double out_ms[STAGE_COUNT])
@@ -48,12 +49,16 @@ pipeline_floor floor_of(const floor_inputs *in)
 {
     pipeline_floor f;
     memset(&f, 0, sizeof f);
-    /* bytes / (GB/s) = bytes / (1e9 bytes/s) = bytes / 1e6 ms */
-    f.term_ms[FLOOR_H2D] = in->h2d_gbps > 0 ? in->h2d_bytes /
-                                                  (in->h2d_gbps * 1e6) : 0;
-    f.term_ms[FLOOR_D2H] = in->d2h_gbps > 0 ? in->d2h_bytes /
-                                                  (in->d2h_gbps * 1e6) : 0;
-    f.term_ms[FLOOR_GEMM] = in->gemm_ms;
+    if (in->copy_engines >= 2) {    /* one engine each way, at once */
+        f.term_ms[FLOOR_H2D] = in->h2d_ms;
+        f.term_ms[FLOOR_D2H] = in->d2h_ms;
+        f.term_ms[FLOOR_GEMM] = in->gemm_ms;
+    } else if (in->copy_engines == 1) { /* in and out take turns */
+        f.term_ms[FLOOR_COPIES] = in->h2d_ms + in->d2h_ms;
+        f.term_ms[FLOOR_GEMM] = in->gemm_ms;
+    } else {                        /* no copy overlaps anything */
+        f.term_ms[FLOOR_GPU] = in->h2d_ms + in->d2h_ms + in->gemm_ms;
+    }
     f.term_ms[FLOOR_CPU] = in->cpu_threads > 0
                                ? in->cpu_ms / in->cpu_threads : in->cpu_ms;
     for (int i = 0; i < FLOOR_TERMS; i++)
@@ -83,25 +88,51 @@ void print_mode(const mode_summary *m)
            m->threads == 1 ? "" : "s");
 }
 
+/* bytes in ms -> GB/s: bytes / (ms * 1e6) */
+static double gbps(double bytes, double ms)
+{
+    return ms > 0 ? bytes / (ms * 1e6) : 0.0;
+}
+
 void print_floor(const floor_inputs *in, const pipeline_floor *f,
                  int tasks, double wall_ms)
 {
-    printf("  floor = the busiest resource at full speed, %d tasks:\n",
-           tasks);
-    printf("    %-22s %.0f bytes / %.2f GB/s = %.2f ms\n",
-           FLOOR_NAMES[FLOOR_H2D], in->h2d_bytes, in->h2d_gbps,
-           f->term_ms[FLOOR_H2D]);
-    printf("    %-22s %.0f bytes / %.2f GB/s = %.2f ms\n",
-           FLOOR_NAMES[FLOOR_D2H], in->d2h_bytes, in->d2h_gbps,
-           f->term_ms[FLOOR_D2H]);
-    printf("    %-22s %d x %.3f ms alone = %.2f ms\n", FLOOR_NAMES[FLOOR_GEMM],
-           tasks, tasks ? in->gemm_ms / tasks : 0.0, f->term_ms[FLOOR_GEMM]);
+    int engines = in->copy_engines;
+    printf("  floor = the busiest resource, each timed alone, %d tasks\n"
+           "  (%d copy engine%s: %s):\n", tasks, engines,
+           engines == 1 ? "" : "s", cm_copy_engines_meaning(engines));
+    if (engines >= 2) {
+        printf("    %-22s %.0f bytes in %.2f ms = %.2f GB/s\n",
+               FLOOR_NAMES[FLOOR_H2D], in->h2d_bytes, in->h2d_ms,
+               gbps(in->h2d_bytes, in->h2d_ms));
+        printf("    %-22s %.0f bytes in %.2f ms = %.2f GB/s\n",
+               FLOOR_NAMES[FLOOR_D2H], in->d2h_bytes, in->d2h_ms,
+               gbps(in->d2h_bytes, in->d2h_ms));
+    } else {
+        printf("    %-22s in %.2f ms + out %.2f ms = %.2f ms\n",
+               FLOOR_NAMES[FLOOR_COPIES], in->h2d_ms, in->d2h_ms,
+               in->h2d_ms + in->d2h_ms);
+    }
+    printf("    %-22s %d x %.3f ms = %.2f ms\n", FLOOR_NAMES[FLOOR_GEMM],
+           tasks, tasks ? in->gemm_ms / tasks : 0.0, in->gemm_ms);
+    if (engines <= 0)
+        printf("    %-22s copies + GEMMs, nothing overlapping = %.2f ms\n",
+               FLOOR_NAMES[FLOOR_GPU], f->term_ms[FLOOR_GPU]);
     printf("    %-22s %.1f ms busy / %d threads = %.2f ms\n",
            FLOOR_NAMES[FLOOR_CPU], in->cpu_ms, in->cpu_threads,
            f->term_ms[FLOOR_CPU]);
     printf("  pipeline: %.2f ms = %.2fx its floor of %.2f ms, set by %s\n",
            wall_ms, f->floor_ms > 0 ? wall_ms / f->floor_ms : 0.0,
            f->floor_ms, FLOOR_NAMES[f->limit]);
+}
+
+double print_contention(double pipeline_ms, double alone_ms)
+{
+    double ratio = alone_ms > 0 ? pipeline_ms / alone_ms : 0.0;
+    printf("  contention: prep + check cost %.2f ms of CPU per task in the "
+           "pipeline, %.2f ms alone (%.2fx)\n", pipeline_ms, alone_ms,
+           ratio);
+    return ratio;
 }
 
 void print_table(const mode_summary *modes, int count)

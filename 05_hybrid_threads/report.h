@@ -27,6 +27,7 @@ typedef struct {
     double start_ms[STAGE_COUNT], end_ms[STAGE_COUNT];
     double cpu_ms;        /* busy time of its prep and check, all threads */
     double worst_ratio;   /* Freivalds: largest |Cx - ABx| / tolerance */
+    int checked;          /* 1 once its C passed Freivalds' check */
     int worker;           /* the GPU worker that ran its GPU part */
 } task_record;
 
@@ -50,25 +51,37 @@ void stage_medians(const task_record *records, int tasks,
  * an even count). */
 int median_run(const double *wall_ms, int runs);
 
-enum { FLOOR_H2D, FLOOR_D2H, FLOOR_GEMM, FLOOR_CPU, FLOOR_TERMS };
+enum { FLOOR_H2D, FLOOR_D2H, FLOOR_COPIES, FLOOR_GEMM, FLOOR_GPU,
+       FLOOR_CPU, FLOOR_TERMS };
 extern const char *const FLOOR_NAMES[FLOOR_TERMS];
 
+/* What each resource needed for all tasks when it worked alone: the
+ * copies, GEMMs and CPU work of a run in which no two of them overlapped
+ * (pipeline_alone), so none of them is slowed by the others. */
 typedef struct {
-    double h2d_bytes, h2d_gbps;     /* all tasks; pinned bandwidth alone */
-    double d2h_bytes, d2h_gbps;
-    double gemm_ms;                 /* all tasks, each GEMM timed alone */
-    double cpu_ms;                  /* CPU busy time, all tasks */
+    double h2d_bytes, h2d_ms;       /* all tasks' copies in, alone */
+    double d2h_bytes, d2h_ms;       /* all tasks' copies out, alone */
+    int copy_engines;               /* the GPU's asyncEngineCount */
+    double gemm_ms;                 /* all tasks' GEMMs, alone */
+    double cpu_ms;                  /* CPU busy time of all tasks' prep +
+                                       check, GPU idle, on cpu_threads */
     int cpu_threads;
 } floor_inputs;
 
 typedef struct {
-    double term_ms[FLOOR_TERMS];    /* each resource's time at full speed */
+    double term_ms[FLOOR_TERMS];    /* each resource's time; 0: not used */
     double floor_ms;                /* the largest term */
     int limit;                      /* its index */
 } pipeline_floor;
 
 /* Each resource works on its own and in parallel with the others, so the
- * run cannot be faster than the busiest one: floor = max of the terms. */
+ * run cannot be faster than the busiest one: floor = max of the terms.
+ * The GPU's terms follow its copy engines (as common/floor.h): with two
+ * or more, copies in, copies out and GEMMs all overlap and are three
+ * terms; with one, in and out take turns (FLOOR_COPIES = their sum) and
+ * overlap the GEMMs; with none, nothing on the GPU overlaps (FLOOR_GPU =
+ * in + out + GEMMs). The CPU term is the busy time spread evenly over
+ * the threads. Terms that do not apply are 0. */
 pipeline_floor floor_of(const floor_inputs *in);
 
 /* The lines of one mode: wall time, tasks/s, stage medians, CPU time. */
@@ -77,6 +90,11 @@ void print_mode(const mode_summary *m);
 /* The floor's terms, one line each, then the run's time against it. */
 void print_floor(const floor_inputs *in, const pipeline_floor *f,
                  int tasks, double wall_ms);
+
+/* The same prep and check, inside the run and alone: how much CPU time
+ * per task the run's sharing cost. Returns pipeline_ms / alone_ms (0
+ * when alone_ms is 0) and prints it as one line. */
+double print_contention(double pipeline_ms, double alone_ms);
 
 /* One row per mode: wall time, tasks/s and the stage medians. */
 void print_table(const mode_summary *modes, int count);

@@ -67,18 +67,41 @@ int main(void)
     EXPECT(med[STAGE_GEMM] == 3 && med[STAGE_D2H] == 1);
     EXPECT(med[STAGE_CHECK] == 4);
 
-    /* 2e9 bytes at 50 GB/s = 40 ms; 1e9 at 25 GB/s = 40 ms too; GEMM
-     * 20 ms; CPU 800 ms over 16 threads = 50 ms: the CPU sets the floor */
-    floor_inputs in = {2e9, 50, 1e9, 25, 20, 800, 16};
+    /* Two copy engines: 2e9 bytes in 40 ms and 1e9 in 40 ms run side by
+     * side; GEMM 20 ms; CPU 800 ms over 16 threads = 50 ms: the CPU sets
+     * the floor. */
+    floor_inputs in = {2e9, 40, 1e9, 40, 2, 20, 800, 16};
     pipeline_floor f = floor_of(&in);
     EXPECT(f.term_ms[FLOOR_H2D] == 40 && f.term_ms[FLOOR_D2H] == 40);
+    EXPECT(f.term_ms[FLOOR_COPIES] == 0);
     EXPECT(f.term_ms[FLOOR_GEMM] == 20 && f.term_ms[FLOOR_CPU] == 50);
     EXPECT(f.floor_ms == 50 && f.limit == FLOOR_CPU);
-    in.cpu_threads = 32;                         /* now the copies */
+    in.copy_engines = 3;                         /* more: still side by side */
+    EXPECT(floor_of(&in).floor_ms == 50);
+    /* One copy engine: in and out take turns, 40 + 40 = 80 ms, now the
+     * busiest; no separate H2D or D2H term. */
+    in.copy_engines = 1;
+    f = floor_of(&in);
+    EXPECT(f.term_ms[FLOOR_COPIES] == 80 && f.floor_ms == 80);
+    EXPECT(f.limit == FLOOR_COPIES);
+    EXPECT(f.term_ms[FLOOR_H2D] == 0 && f.term_ms[FLOOR_D2H] == 0);
+    /* None: copies and GEMMs take turns too, 40 + 40 + 20 = 100 ms. */
+    in.copy_engines = 0;
+    f = floor_of(&in);
+    EXPECT(f.term_ms[FLOOR_GPU] == 100 && f.limit == FLOOR_GPU);
+    EXPECT(f.term_ms[FLOOR_COPIES] == 0 && f.term_ms[FLOOR_GEMM] == 0);
+    in.copy_engines = 2;
+    in.cpu_threads = 32;                         /* now the copies in */
     f = floor_of(&in);
     EXPECT(f.floor_ms == 40 && f.limit == FLOOR_H2D);
     in.gemm_ms = 41;
     EXPECT(floor_of(&in).limit == FLOOR_GEMM);
+    in.cpu_threads = 0;                          /* 0 threads: the sum */
+    EXPECT(floor_of(&in).term_ms[FLOOR_CPU] == 800);
+
+    /* The contention line: the same CPU work in the run and alone. */
+    EXPECT(print_contention(150, 100) == 1.5);
+    EXPECT(print_contention(150, 0) == 0);
 
     mode_summary modes[2];
     memset(modes, 0, sizeof modes);
