@@ -386,6 +386,12 @@ int main(int argc, char **argv)
     FILE *csv = cm_csv_open(&csv_file, opt.csv, "part,metric,value,unit");
     struct cudaDeviceProp prop;
     int device = cm_select_device((int)opt.device, &prop);
+    size_t chunk = do_outofcore ? pool_chunk_bytes(device) : 1;
+    if (do_outofcore && budget_too_small(mem_limit, n, kind, chunk,
+                                         "pool chunks on this GPU"))
+        return CM_EXIT_USAGE;
+    /* The GEMMs' cost, said before they start; a smaller n only makes
+     * the checks above easier to meet. */
     if (do_blocked || do_pool || do_outofcore) {
         mem_run cost = {n, (int)opt.warmup, (int)opt.repeat, do_blocked,
                         do_pool, do_outofcore,
@@ -399,10 +405,6 @@ int main(int argc, char **argv)
             bytes = n * n * sizeof(double);   /* smaller than checked */
         }
     }
-    size_t chunk = do_outofcore ? pool_chunk_bytes(device) : 1;
-    if (do_outofcore && budget_too_small(mem_limit, n, kind, chunk,
-                                         "pool chunks on this GPU"))
-        return CM_EXIT_USAGE;
 
     cm_verdict verdict = {0};
     cm_freivalds_ref check;
