@@ -466,7 +466,7 @@ int corpus_main(int argc, char **argv)
     }
     for (int a = 1; a < argc; a++) {
         const char *arg = argv[a];
-        if (strncmp(arg, "--", 2) != 0) {
+        if (arg[0] != '-' || arg[1] == '\0') {
             if (j.dir)
                 return usage_error("unexpected argument '%s'", arg);
             if (!*arg)
@@ -474,7 +474,7 @@ int corpus_main(int argc, char **argv)
             j.dir = arg;
             continue;
         }
-        const char *name = arg + 2;
+        const char *name = arg[1] == '-' ? arg + 2 : "";
         static const char *const with_value[] = {
             "count", "size", "kind", "quality", "seed", "threads"};
         int known = 0;

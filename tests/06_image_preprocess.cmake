@@ -127,3 +127,29 @@ add_test(${ch}.gpu_outputs sh "${script}" outputs "${bin}" "${fx}"
          "${check_npy}")
 set_tests_properties(${ch}.gpu_outputs PROPERTIES LABELS gpu
                      SKIP_RETURN_CODE 77 FIXTURES_REQUIRED images06)
+
+# The benchmark corpus (--make-corpus, no GPU): its usage errors, and the
+# files it writes (corpus_check.sh; tests/test_06_corpus.c decodes them).
+cm_cpu_run(${ch}.corpus_help help "${bin}" --make-corpus --help)
+foreach(case
+    "no_dir|give the folder to write: --make-corpus DIR|"
+    "unknown|unknown option '--colour'|d;--colour;red"
+    "no_value|option '--count' needs a value|d;--count"
+    "count_zero|--count: '0' must be at least 1|d;--count;0"
+    "count_text|--count: 'many' is not a whole number|d;--count;many"
+    "quality_high|--quality: '101' must be at most 100|d;--quality;101"
+    "kind|--kind: 'cmyk' is not one of baseline, progressive|d;--kind;cmyk"
+    "size_text|--size: 'vga' is not WIDTHxHEIGHT, imagenet|d;--size;vga"
+    "size_zero|--size: '0x5' is not WIDTHxHEIGHT|d;--size;0x5"
+    "size_side|--size: '70000x2': JPEG allows at most 65535|d;--size;70000x2"
+    "two_dirs|unexpected argument 'e'|d;e")
+  string(REPLACE "|" ";" fields "${case}")
+  list(GET fields 0 suffix)
+  list(GET fields 1 regex)
+  list(SUBLIST fields 2 -1 args)
+  cm_usage(${ch} corpus_${suffix} "^06_image_preprocess: --make-corpus: ${regex}"
+           --make-corpus ${args})
+endforeach()
+add_test(${ch}.corpus_files sh "${SRC_DIR}/${ch}/corpus_check.sh" "${bin}")
+set_tests_properties(${ch}.corpus_files PROPERTIES LABELS cpu
+                     ENVIRONMENT "CUDA_VISIBLE_DEVICES=-1")

@@ -1,0 +1,252 @@
+/* test_06_corpus.c - the benchmark corpus of 06_image_preprocess: every
+ * kind of file it writes is a JPEG of the right kind (the markers say
+ * baseline or progressive, 4:2:0 or gray), decodes with stb_image to the
+ * right size and close to the image it was made from, and comes out the
+ * same byte for byte each time. */
+#include "test.h"
+#include "../06_image_preprocess/corpus.h"
+#include "../06_image_preprocess/corpus_jpeg.h"
+
+#include "stb_image.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The frame header of a JPEG: which SOF marker, components, and the
+ * first component's sampling factors; -1 when there is none. */
+typedef struct {
+    int sof, width, height, ncomp, sampling0;
+} frame;
+
+static frame find_frame(const uint8_t *d, size_t len)
+{
+    frame f = {-1, 0, 0, 0, 0};
+    size_t i = 2;
+    if (len < 4 || d[0] != 0xff || d[1] != 0xd8)
+        return f;
+    while (i + 4 <= len && d[i] == 0xff) {
+        int marker = d[i + 1];
+        size_t seg = (size_t)d[i + 2] << 8 | d[i + 3];
+        if (marker >= 0xc0 && marker <= 0xc2 && i + 2 + seg <= len &&
+            seg >= 11) {
+            f.sof = marker;
+            f.height = d[i + 5] << 8 | d[i + 6];
+            f.width = d[i + 7] << 8 | d[i + 8];
+            f.ncomp = d[i + 9];
+            f.sampling0 = d[i + 11];
+            return f;
+        }
+        i += 2 + seg;
+    }
+    return f;
+}
+
+/* Mean squared difference of n bytes. */
+static double mse(const uint8_t *a, const uint8_t *b, size_t n)
+{
+    double s = 0;
+    for (size_t i = 0; i < n; i++) {
+        double d = (double)a[i] - b[i];
+        s += d * d;
+    }
+    return s / (double)n;
+}
+
+static double psnr(double m)
+{
+    return m > 0 ? 10 * log10(255.0 * 255.0 / m) : 99;
+}
+
+/* One image of one kind: the markers, then stb_image's decode against
+ * the source (gray: the rounded luma; colour: its luma). The bound: q90
+ * on this texture gives over 30 dB luma on every size here; a wrong
+ * coefficient order, table or block position gives under 20. Returns the
+ * PSNR of the colour decode against the source RGB (0 for gray). */
+static double check_kind(corpus_kind kind, int w, int h, const uint8_t *rgb,
+                         const uint8_t *gray)
+{
+    cj_buffer b = {NULL, 0, 0};
+    EXPECT(corpus_encode(kind, rgb, w, h, 90, &b) == 0);
+    if (!b.data)
+        return 0;
+    int progressive = kind == CORPUS_PROGRESSIVE ||
+                      kind == CORPUS_GRAY_PROGRESSIVE;
+    int is_gray = kind == CORPUS_GRAY || kind == CORPUS_GRAY_PROGRESSIVE;
+    frame f = find_frame(b.data, b.len);
+    EXPECT(f.sof == (progressive ? 0xc2 : 0xc0));
+    EXPECT(f.width == w && f.height == h);
+    EXPECT(f.ncomp == (is_gray ? 1 : 3));
+    EXPECT(f.sampling0 == (is_gray ? 0x11 : 0x22));  /* 4:2:0 at q90 */
+    EXPECT(b.len >= 2 && b.data[b.len - 2] == 0xff &&
+           b.data[b.len - 1] == 0xd9);
+
+    int dw = 0, dh = 0, dc = 0;
+    uint8_t *y = stbi_load_from_memory(b.data, (int)b.len, &dw, &dh, &dc, 1);
+    EXPECT(y != NULL);
+    if (y) {
+        EXPECT(dw == w && dh == h);
+        EXPECT(dc == (is_gray ? 1 : 3));
+        double p = psnr(mse(y, gray, (size_t)w * h));
+        if (p < 30)
+            fprintf(stderr, "kind %d, %d x %d: luma %.1f dB\n", (int)kind, w,
+                    h, p);
+        EXPECT(p >= 30);
+        stbi_image_free(y);
+    }
+    double rgb_psnr = 0;
+    if (!is_gray) {
+        uint8_t *c = stbi_load_from_memory(b.data, (int)b.len, &dw, &dh,
+                                           &dc, 3);
+        EXPECT(c != NULL);
+        if (c) {
+            rgb_psnr = psnr(mse(c, rgb, (size_t)w * h * 3));
+            stbi_image_free(c);
+        }
+    }
+    free(b.data);
+    return rgb_psnr;
+}
+
+/* The writer's progressive file holds the same quantized coefficients
+ * as its baseline file, only sent in another order, so stb_image must
+ * decode both to the same pixels, exactly. */
+static void check_same_coefficients(const uint8_t *px, int channels, int w,
+                                    int h)
+{
+    cj_buffer base = {NULL, 0, 0}, prog = {NULL, 0, 0};
+    EXPECT(cj_encode(px, channels, w, h, 90, 0, &base) == 0);
+    EXPECT(cj_encode(px, channels, w, h, 90, 1, &prog) == 0);
+    int bw, bh, bc, pw, ph, pc;
+    uint8_t *a = base.data ? stbi_load_from_memory(base.data, (int)base.len,
+                                                   &bw, &bh, &bc, channels)
+                           : NULL;
+    uint8_t *b = prog.data ? stbi_load_from_memory(prog.data, (int)prog.len,
+                                                   &pw, &ph, &pc, channels)
+                           : NULL;
+    EXPECT(a && b);
+    if (a && b) {
+        EXPECT(bw == pw && bh == ph);
+        EXPECT(memcmp(a, b, (size_t)w * h * channels) == 0);
+    }
+    stbi_image_free(a);
+    stbi_image_free(b);
+    free(base.data);
+    free(prog.data);
+}
+
+static void check_size(int w, int h)
+{
+    size_t n = (size_t)w * h;
+    uint8_t *rgb = malloc(n * 3), *again = malloc(n * 3), *gray = malloc(n);
+    EXPECT(rgb && again && gray);
+    if (!rgb || !again || !gray) {
+        free(rgb);
+        free(again);
+        free(gray);
+        return;
+    }
+    EXPECT(corpus_synth_rgb(rgb, w, h, 7, 3) == 0);
+    EXPECT(corpus_synth_rgb(again, w, h, 7, 3) == 0);
+    EXPECT(memcmp(rgb, again, n * 3) == 0);  /* deterministic */
+    corpus_rgb_to_gray(gray, rgb, n);
+    const corpus_kind kinds[] = {CORPUS_BASELINE, CORPUS_PROGRESSIVE,
+                                 CORPUS_GRAY, CORPUS_GRAY_PROGRESSIVE};
+    double rgb_psnr[4];
+    for (int k = 0; k < 4; k++)
+        rgb_psnr[k] = check_kind(kinds[k], w, h, rgb, gray);
+    /* Colour: chroma at half resolution loses more than luma, most on
+     * tiny images whose shapes' edges are sharp, so the writer's
+     * progressive 4:2:0 is held to stb_image_write's baseline 4:2:0 of
+     * the same pixels, an encoder written independently: chroma samples
+     * in the wrong place or the wrong table would fall far below it. */
+    if (rgb_psnr[1] < rgb_psnr[0] - 0.5 || (w >= 300 && rgb_psnr[0] < 25))
+        fprintf(stderr, "%d x %d: RGB %.1f dB (stb_image_write) and "
+                "%.1f dB (ours)\n", w, h, rgb_psnr[0], rgb_psnr[1]);
+    EXPECT(rgb_psnr[1] >= rgb_psnr[0] - 0.5);
+    EXPECT(w < 300 || rgb_psnr[0] >= 25);
+    check_same_coefficients(rgb, 3, w, h);
+    check_same_coefficients(gray, 1, w, h);
+    free(rgb);
+    free(again);
+    free(gray);
+}
+
+int main(void)
+{
+    /* ImageNet's typical size, odd sizes (partial MCUs and, for 4:2:0,
+     * chroma planes of odd size), smaller than one MCU, one pixel. */
+    const int sizes[][2] = {{500, 375}, {333, 251}, {17, 9}, {8, 8},
+                            {1, 1},     {31, 2},    {2, 47}};
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++)
+        check_size(sizes[i][0], sizes[i][1]);
+
+    /* Same options, same bytes; another index or seed, another image. */
+    int w = 64, h = 48;
+    uint8_t *a = malloc((size_t)w * h * 3), *b = malloc((size_t)w * h * 3);
+    EXPECT(a && b);
+    if (a && b) {
+        corpus_synth_rgb(a, w, h, 1, 0);
+        corpus_synth_rgb(b, w, h, 1, 1);
+        EXPECT(memcmp(a, b, (size_t)w * h * 3) != 0);
+        corpus_synth_rgb(b, w, h, 2, 0);
+        EXPECT(memcmp(a, b, (size_t)w * h * 3) != 0);
+        for (int k = 0; k < 4; k++) {
+            cj_buffer x = {NULL, 0, 0}, y = {NULL, 0, 0};
+            EXPECT(corpus_encode((corpus_kind)k, a, w, h, 90, &x) == 0);
+            EXPECT(corpus_encode((corpus_kind)k, a, w, h, 90, &y) == 0);
+            EXPECT(x.len == y.len && x.data && y.data &&
+                   memcmp(x.data, y.data, x.len) == 0);
+            free(x.data);
+            free(y.data);
+        }
+        /* stb_image_write: 4:2:0 up to quality 90, 4:4:4 above. */
+        cj_buffer q = {NULL, 0, 0};
+        EXPECT(corpus_encode(CORPUS_BASELINE, a, w, h, 91, &q) == 0);
+        EXPECT(q.data && find_frame(q.data, q.len).sampling0 == 0x11);
+        free(q.data);
+    }
+    free(a);
+    free(b);
+
+    /* Photo-like at q90: a few bits per pixel, as camera JPEGs have
+     * (this texture gives about 2.6), not the fraction of a bit of a
+     * smooth synthetic image. */
+    w = 500;
+    h = 375;
+    a = malloc((size_t)w * h * 3);
+    EXPECT(a != NULL);
+    if (a) {
+        double bits = 0;
+        for (int i = 0; i < 4; i++) {
+            cj_buffer x = {NULL, 0, 0};
+            corpus_synth_rgb(a, w, h, 1, (uint64_t)i);
+            EXPECT(corpus_encode(CORPUS_BASELINE, a, w, h, 90, &x) == 0);
+            bits += 8.0 * (double)x.len / ((double)w * h) / 4;
+            free(x.data);
+        }
+        EXPECT(bits > 1.5 && bits < 4.5);
+        free(a);
+    }
+
+    /* The mixed corpus: every 4th file progressive. */
+    EXPECT(corpus_file_kind(CORPUS_MIXED, 0) == CORPUS_BASELINE);
+    EXPECT(corpus_file_kind(CORPUS_MIXED, 2) == CORPUS_BASELINE);
+    EXPECT(corpus_file_kind(CORPUS_MIXED, 3) == CORPUS_PROGRESSIVE);
+    EXPECT(corpus_file_kind(CORPUS_MIXED, 7) == CORPUS_PROGRESSIVE);
+    EXPECT(corpus_file_kind(CORPUS_GRAY, 3) == CORPUS_GRAY);
+
+    /* The writer refuses what JPEG cannot hold. */
+    uint8_t px[3] = {1, 2, 3};
+    cj_buffer z = {NULL, 0, 0};
+    EXPECT(cj_encode(px, 2, 1, 1, 90, 0, &z) == -1);
+    EXPECT(cj_encode(px, 3, 0, 1, 90, 0, &z) == -1);
+    EXPECT(cj_encode(px, 3, 65536, 1, 90, 0, &z) == -1);
+    EXPECT(cj_encode(px, 3, 1, 1, 0, 0, &z) == -1);
+    EXPECT(cj_encode(px, 3, 1, 1, 101, 0, &z) == -1);
+    EXPECT(cj_encode(NULL, 3, 1, 1, 90, 0, &z) == -1);
+    EXPECT(z.data == NULL && z.len == 0);
+    return test_summary();
+}
