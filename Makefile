@@ -24,6 +24,7 @@ STB_INCLUDE ?= $(firstword $(wildcard .deps/stb) /usr/include/stb)
 BUILD       ?= build
 SANITIZE    ?=
 ARGS        ?=
+PYTHON      ?= python3
 JOBS        ?= $(shell nproc 2>/dev/null || echo 2)
 
 ifneq ($(SANITIZE),)
@@ -142,6 +143,24 @@ $(if $(filter $(1),$(NEEDS_STB)),$(call objs,$(1)) $(BIN)/$(1).lesson \
 endef
 $(foreach ch,$(CHAPTERS),$(eval $(call CHAPTER_RULES,$(ch))))
 
+# make compare-NN: the chapter's C lab and the tutorial's CuPy code
+# (NN_topic/cupy_original.py) on the same GPU, in one table
+# (common/compare.py); make compare: every such chapter, then one summary
+# row each (ARGS=--summary: the summary alone). Without CuPy they print
+# one line saying how to get it.
+COMPARE_CHAPTERS := $(foreach ch,$(CHAPTERS),\
+  $(if $(wildcard $(ch)/cupy_original.py),$(ch)))
+define COMPARE_RULES
+.PHONY: compare-$(call num,$(1))
+compare-$(call num,$(1)): $(BIN)/$(1)
+	$(PYTHON) common/compare.py $(1) $(BIN)/$(1) $$(ARGS)
+endef
+$(foreach ch,$(COMPARE_CHAPTERS),$(eval $(call COMPARE_RULES,$(ch))))
+COMPARE_PAIRS := $(foreach ch,$(COMPARE_CHAPTERS),$(ch) $(BIN)/$(ch))
+.PHONY: compare
+compare: $(COMPARE_CHAPTERS:%=$(BIN)/%)
+	@$(PYTHON) common/compare.py $(COMPARE_PAIRS) $(ARGS)
+
 .SECONDEXPANSION:
 $(BUILD)/tests/%: $(BUILD)/obj/tests/%.c.o \
                   $$(call c_objs,$$(call test_chapter,$$*)) $(LIBCOMMON)
@@ -175,6 +194,7 @@ $(BUILD)/CTestTestfile.cmake: FORCE
 	  'set(SRC_DIR "$(CURDIR)")' 'set(SANITIZE "$(SANITIZE)")' \
 	  'set(UNIT_TESTS "$(UNIT_TESTS)")' 'set(CHAPTERS "$(CHAPTERS)")' \
 	  'set(NVCC "$(NVCC)")' 'set(STB_INCLUDE "$(abspath $(STB_INCLUDE))")' \
+	  'set(PYTHON "$(PYTHON)")' \
 	  'include("$(CURDIR)/tests/tests.cmake")' > $@
 FORCE:
 
@@ -193,6 +213,10 @@ help:
 	@echo "  make exercise-NN build and run its exercise (prints FAIL until you solve it)"
 	@echo "  make NN          build one chapter's lab, e.g. make 03 -> $(BIN)/03_matmul"
 	@echo "  make run-NN      build and run the lab with the tutorial's sizes; ARGS=\"...\" passes options"
+	@echo "  make compare-NN  chapter NN's C lab and the tutorial's CuPy code on this GPU, one table"
+	@echo "                   (needs CuPy; ARGS=--quick for small sizes)"
+	@echo "  make compare     every chapter with a cupy_original.py, then one summary row each"
+	@echo "                   (ARGS=--summary: the summary alone)"
 	@echo "  make plot-07     chart a bandwidth sweep of 07 as a PNG (gnuplot; PLOT07_CSV=FILE skips the sweep)"
 	@echo "  make objects     compile every source, link nothing"
 	@echo "  make test        build and run the CTest suite (GPU tests skip without a GPU)"
@@ -205,6 +229,7 @@ help:
 	@echo "    \"$(SMS_ALL)\" that this nvcc supports; SMS=90 builds for one GPU)"
 	@echo "  STB_INCLUDE=$(STB_INCLUDE)  CFLAGS=$(CFLAGS)  NVCCFLAGS=$(NVCCFLAGS)"
 	@echo "  BUILD=$(BUILD)  JOBS=$(JOBS)  CTEST_ARGS=$(CTEST_ARGS)"
+	@echo "  PYTHON=$(PYTHON)  (runs the CuPy side of make compare)"
 	@echo "  CHAPTERS=\"...\"  (build and test only these chapter folders)"
 
 # A chapter may add its own targets (e.g. plot-07) in NN_topic/extra.mk.

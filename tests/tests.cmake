@@ -146,3 +146,51 @@ foreach(chapter ${CHAPTERS})
     cm_lesson(${chapter})
   endif()
 endforeach()
+
+# make compare (common/compare.py): for every chapter with a
+# cupy_original.py, on the CPU: the file compiles, its C side (what the
+# driver reads) loads without CuPy, and the compare exits 77 with the CuPy
+# line where CuPy is missing (tests/fake_no_cupy holds a cupy that cannot
+# be imported, which hides a real one); on a GPU: a quick compare passes
+# (skipped, 77, only where CuPy is missing). The driver itself is tested
+# with a fake CuPy, chapter and lab (tests/compare_test.py). The sanitizer
+# builds skip them: nothing here is their C code.
+if(NOT SANITIZE)
+  if(NOT PYTHON)
+    set(PYTHON python3)
+  endif()
+  set(compare_py "${SRC_DIR}/common/compare.py")
+  set(cupy_missing "^CuPy not found [(]python3 -c 'import cupy' failed: ")
+  string(APPEND cupy_missing ".*[)]; install it with: pip install cupy-cuda13x")
+  add_test(compare.driver ${RUN} pass ${PYTHON}
+           "${SRC_DIR}/tests/compare_test.py" driver)
+  set_tests_properties(compare.driver PROPERTIES LABELS cpu)
+  cm_cpu_run(compare.usage_unknown_option exit 2
+             "unknown option '--no-such-option'" ${PYTHON} "${compare_py}"
+             --no-such-option)
+  cm_cpu_run(compare.usage_unknown_chapter exit 2
+             "no chapter 'no_such_chapter': it has no cupy_original.py"
+             ${PYTHON} "${compare_py}" no_such_chapter "${compare_py}")
+  foreach(chapter ${CHAPTERS})
+    set(original "${SRC_DIR}/${chapter}/cupy_original.py")
+    if(NOT EXISTS "${original}")
+      continue()
+    endif()
+    string(SUBSTRING "${chapter}" 0 2 nn)
+    set(compare_args ${PYTHON} "${compare_py}" "${SRC_DIR}/${chapter}"
+        "${BIN_DIR}/${chapter}")
+    add_test(compare_${nn}.py_compiles ${PYTHON} -m py_compile "${original}")
+    set_tests_properties(compare_${nn}.py_compiles PROPERTIES LABELS cpu
+      ENVIRONMENT "PYTHONPYCACHEPREFIX=${TEST_BIN_DIR}/pycache")
+    add_test(compare_${nn}.c_side ${RUN} pass ${PYTHON}
+             "${SRC_DIR}/tests/compare_test.py" c_side "${SRC_DIR}/${chapter}")
+    set_tests_properties(compare_${nn}.c_side PROPERTIES LABELS cpu)
+    add_test(compare_${nn}.no_cupy ${RUN} exit 77 "${cupy_missing}"
+             ${compare_args})
+    set_tests_properties(compare_${nn}.no_cupy PROPERTIES LABELS cpu
+      ENVIRONMENT "PYTHONPATH=${SRC_DIR}/tests/fake_no_cupy")
+    add_test(compare_${nn}.quick ${RUN} pass ${compare_args} --quick)
+    set_tests_properties(compare_${nn}.quick PROPERTIES LABELS gpu
+                         SKIP_RETURN_CODE 77)
+  endforeach()
+endif()
