@@ -224,11 +224,13 @@ static void part2_pinned(bw_report *r, bw_buffers *b, int quick)
     bw_check_host(&r->verdict, "pinned D2H", b->h_pinned_back, b->h_x,
                   b->bytes);
     CUDA_CHECK(cudaStreamDestroy(stream));
-    printf("   cudaMemcpyAsync, median of %d: H2D %.2f ms %.2f GB/s "
-           "(%.2fx pageable),\n   D2H %.2f ms %.2f GB/s (%.2fx pageable)\n",
-           r->repeat, s.median_ms, b->pinned_h2d_gbps,
-           b->pinned_h2d_gbps / b->pageable_h2d_gbps, t.median_ms,
-           b->pinned_d2h_gbps, b->pinned_d2h_gbps / b->pageable_d2h_gbps);
+    printf("   cudaMemcpyAsync, median of %d (min - max):\n   H2D %.2f ms "
+           "(%.2f - %.2f) %.2f GB/s (%.2fx pageable),\n   D2H %.2f ms "
+           "(%.2f - %.2f) %.2f GB/s (%.2fx pageable)\n", r->repeat,
+           s.median_ms, s.min_ms, s.max_ms, b->pinned_h2d_gbps,
+           b->pinned_h2d_gbps / b->pageable_h2d_gbps, t.median_ms, t.min_ms,
+           t.max_ms, b->pinned_d2h_gbps,
+           b->pinned_d2h_gbps / b->pageable_d2h_gbps);
 
     /* The practical maximum of the link: the best median over pinned
      * copies of other sizes, measured now on this machine. */
