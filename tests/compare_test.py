@@ -230,8 +230,8 @@ def test_driver():
         expect(row_of(out, "loop vs packed, 10 x 4 KiB")[7:] ==
                ["1.50", "s", "100", "us", "15000x", "why", "the", "loop"],
                "WHY found by prefix; seconds; a large ratio", text)
-        expect("check the same bytes, copy 8 MB: ok, CuPy 8000000, C "
-               "8000000" in out, "agree()'s lines are printed", text)
+        expect("check the same bytes: ok, 2 steps both sides time" in out,
+               "agree()'s lines are printed", text)
         expect("check the C lab's own checks: ok, PASS (3 checks)" in out,
                "the C lab's verdict is shown", text)
         expect("Summary" not in out, "one chapter: no summary", text)
@@ -247,7 +247,8 @@ def test_driver():
 
         bad_csv = lab_csv([("copy 8 MB", 1.0, 7999999)])
         rc, out, err = run(tmp, one, {"FAKE_CSV": bad_csv})
-        expect(rc == 1 and "copy 8 MB: FAILED" in out and
+        expect(rc == 1 and "check the same bytes: FAILED, copy 8 MB: "
+               "CuPy 8000000, C 7999999" in out and
                out.rstrip().splitlines()[-1].startswith("FAIL: check "
                                                         "failed"),
                "a cross-check that fails fails the compare",
