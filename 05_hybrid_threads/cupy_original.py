@@ -393,13 +393,13 @@ def c_rows(csv_path):
 
 
 WHY = {
-    S_SERIAL: "CPU prep and check: NumPy calls vs one C loop per row; "
-              "pageable copies on both sides",
+    S_SERIAL: "CPU prep and check: NumPy passes vs one C loop per row; "
+              "pageable host arrays on both sides",
     S_OFFLOAD: "the same, and one thread does all CPU work on both sides",
     S_PIPELINE: "CPU prep and check over all cores, both sides: NumPy "
                 "passes vs fused C loops",
-    S_TUTORIAL: "CuPy side only: no CPU work; pageable copies on one "
-                "shared stream",
+    S_TUTORIAL: "CuPy side only: no CPU work; pageable host arrays, "
+                "every thread on the one legacy default stream",
 }
 
 HEADLINE = S_PIPELINE

@@ -80,10 +80,11 @@ def input_path(size):
     return os.path.join(WORK, "input_%dx%d.pgm" % size)
 
 
-def output_path(side, size):
+def output_path(side, size, pid):
     """Where the C lab (side "c") or this file ("cupy") writes its tensor
-    for agree()."""
-    return os.path.join(WORK, "%s_%dx%d.npy" % ((side,) + size))
+    for agree(): named by a process id, so that two compares at once
+    never read each other's files."""
+    return os.path.join(WORK, "%s_%d_%dx%d.npy" % ((side, pid) + size))
 
 
 def pgm_header(size):
@@ -318,6 +319,10 @@ def measure(quick):
             fused_host, check = host, checksum(host)
         rows.append(_row(step, ms, per_pixel * pixels,
                          np.array_equal(host, ref), check))
+        if fn is fused and _flags(sys.argv[1:]).json:
+            # The driver's run: the tensor, for agree() to compare.
+            rows[-1]["tensor"] = output_path("cupy", size, os.getpid())
+            save_npy(rows[-1]["tensor"], fused_host)
         if fn is naive:             # where its time goes, step by step
             steps, last = time_steps(image_cp, stream, WARMUP, repeat)
             ok = np.array_equal(last, ref)
@@ -354,9 +359,6 @@ def measure(quick):
         ms = time_host(fn, WARMUP, repeat)
         rows.append(_row(step, ms, 5 * pixels, np.array_equal(host, ref),
                          checksum(host)))
-
-    if _flags(sys.argv[1:]).json:       # the driver's run: for agree()
-        save_npy(output_path("cupy", size), fused_host)
     return rows
 
 
@@ -371,9 +373,12 @@ def save_npy(path, array):
 
 # For make compare-06: how the C lab reports the same steps
 # Both sides read input_WxH.pgm (written on import, below, before the
-# driver runs the C lab) and write their tensors beside it for agree().
-C_ARGS = ["--out-npy", output_path("c", FULL), input_path(FULL)]
-C_QUICK_ARGS = ["--quick", "--out-npy", output_path("c", QUICK),
+# driver runs the C lab) and write their tensors beside it for agree():
+# the C lab's named by the driver's process id (it imports this file),
+# this side's by its own, in the fused row's "tensor".
+C_ARGS = ["--out-npy", output_path("c", FULL, os.getpid()),
+          input_path(FULL)]
+C_QUICK_ARGS = ["--quick", "--out-npy", output_path("c", QUICK, os.getpid()),
                 input_path(QUICK)]
 
 C_STEPS = {"naive (3 kernels)": S_NAIVE, "astype(float32)": S_ASTYPE,
@@ -404,7 +409,7 @@ def c_rows(csv_path):
                 row["size"] = _size_of(int(round(float(r["bytes"]) / 5)))
                 if row["size"]:
                     import numpy
-                    path = output_path("c", row["size"])
+                    path = output_path("c", row["size"], os.getpid())
                     if os.path.isfile(path):
                         row["check"] = float(numpy.sum(numpy.load(
                             path, mmap_mode="r"), dtype=numpy.float64))
@@ -423,8 +428,8 @@ WHY = {
     S_FLIP: "4 B read and 4 written, both sides",
     S_FUSED: "1 kernel, 5 B/pixel: C tiles each warp's stores as float4; "
              "CuPy one thread per element, a strided read",
-    S_PAGEABLE: "pageable host memory: the driver stages both copies, "
-                "both sides",
+    S_PAGEABLE: "pageable host arrays: each copy staged through a pinned "
+                "buffer (CuPy's own for the image in, else the driver's)",
     S_PINNED: "pinned buffers: the copies run at PCIe speed, both sides",
 }
 
@@ -435,18 +440,30 @@ ULP_TOLERANCE = 4 * 2.0 ** -24      # 4 units in the last place in [0.5, 1)
 
 def agree(cupy_rows, c_rows):
     """The two tensors, computed from the same file, element by element;
-    then their checksums."""
+    then their checksums. Both files are removed afterwards (400 MB each
+    at full size)."""
     import numpy
     fused = [r for r in c_rows if r["step"] == S_FUSED]
     size = fused[0].get("size") if fused else None
+    mine = [r for r in cupy_rows if r["step"] == S_FUSED]
+    paths = [output_path("c", size, os.getpid()) if size else None,
+             mine[0].get("tensor") if mine else None]
+    try:
+        return _compare_tensors(numpy, size, paths, fused, mine)
+    finally:
+        for p in paths:
+            if p and os.path.isfile(p):
+                os.remove(p)
+
+
+def _compare_tensors(numpy, size, paths, fused, mine):
     if size is None:
         return [("C and CuPy tensors", False,
                  "the C lab's CSV names no image of a known size")]
-    paths = [output_path("c", size), output_path("cupy", size)]
-    missing = [p for p in paths if not os.path.isfile(p)]
-    if missing:
-        return [("C and CuPy tensors", False, "%s was not written"
-                 % os.path.relpath(missing[0]))]
+    for p, side in zip(paths, ("the C lab", "the CuPy side")):
+        if not p or not os.path.isfile(p):
+            return [("C and CuPy tensors", False,
+                     "%s wrote no tensor" % side)]
     c_out = numpy.load(paths[0], mmap_mode="r")
     cupy_out = numpy.load(paths[1], mmap_mode="r")
     width, height = size
@@ -460,41 +477,31 @@ def agree(cupy_rows, c_rows):
         a = numpy.asarray(c_out[y0:y0 + 512], numpy.float64)
         b = numpy.asarray(cupy_out[y0:y0 + 512], numpy.float64)
         diff = numpy.abs(a - b)
-        worst = max(worst, float(numpy.max(diff)))
-        same += int(numpy.count_nonzero(a == b))
         if numpy.isnan(diff).any():
             worst = float("nan")
             break
+        worst = max(worst, float(numpy.max(diff)))
+        same += int(numpy.count_nonzero(a == b))
     checks = [(what, worst <= ULP_TOLERANCE,
                "max |C - CuPy| %.3g (tolerance %.3g), %d of %d elements "
                "identical" % (worst, ULP_TOLERANCE, same, width * height))]
-    cupy_fused = [r for r in cupy_rows if r["step"] == S_FUSED]
-    if cupy_fused and "check" in fused[0]:
-        a, b = fused[0]["check"], cupy_fused[0].get("check")
+    a, b = fused[0].get("check"), mine[0].get("check")
+    if a is not None and b is not None:
         checks.append(("checksums of the tensors", a == b,
-                       "C %.17g, CuPy %.17g" % (a, b if b is not None
-                                               else float("nan"))))
-    for p in paths:             # 2 x 400 MB at full size: not kept
-        os.remove(p)
+                       "C %.17g, CuPy %.17g" % (a, b)))
     return checks
 
 
 def _prepare_for_driver():
-    """Imported (by common/compare.py): the input files are made before
-    the C lab runs, and tensors of an earlier run removed, so agree()
-    compares only what this run wrote. Without NumPy there is nothing to
-    prepare (and the driver stops first)."""
+    """Imported (by common/compare.py), this file writes the input files
+    before the driver runs the C lab on one. Where NumPy cannot be used
+    there is nothing to prepare (the driver stops first there)."""
     try:
         import numpy
+        for size in (QUICK, FULL):
+            ensure_input(size, numpy)
     except ImportError:
-        return
-    for size in (QUICK, FULL):
-        ensure_input(size, numpy)
-        for side in ("c", "cupy"):
-            try:
-                os.remove(output_path(side, size))
-            except OSError:
-                pass
+        pass
 
 
 if __name__ == "__main__":
