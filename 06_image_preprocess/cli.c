@@ -35,6 +35,7 @@ void cli_parse(int argc, char **argv, job_config *cfg)
     memset(cfg, 0, sizeof *cfg);
     cfg->max_pixels = IO_DEFAULT_MAX_PIXELS;
     batch_options *b = &cfg->b;
+    b->decoder = "auto";
     cm_opt own[] = {
         {"synthetic", CM_OPT_STRING, &synthetic, "WxH", "size of the "
          "built-in image used when no IMAGE is given (10000x10000; "
@@ -58,6 +59,17 @@ void cli_parse(int argc, char **argv, job_config *cfg)
          "(0: one per core, at most 16)", NULL, 0, 256},
         {"streams", CM_OPT_INT, &streams, "N", "batch: CUDA streams, images "
          "in flight on the GPU (0: 3)", NULL, 0, 64},
+        {"decoder", CM_OPT_CHOICE, &b->decoder, "D", "batch: decode JPEGs "
+         "on the GPU (nvJPEG), the CPU, or the GPU where it can",
+         "auto|gpu|cpu", 0, 0},
+        {"batch-size", CM_OPT_SIZE, &b->batch_size, "N", "batch: images "
+         "per GPU batch (0: by image size, at most 256)", NULL, 0, 4096},
+        {"keep-on-gpu", CM_OPT_FLAG, &b->keep_on_gpu, NULL, "batch: keep "
+         "the tensor on the GPU in batches, as a training loader does",
+         NULL, 0, 0},
+        {"bare-decode", CM_OPT_FLAG, &b->bare_decode, NULL, "batch: time "
+         "nvJPEG's batched decode alone (files read beforehand)", NULL, 0,
+         0},
     };
     cm_cli cli = {PROGRAM, "Normalize (x / 255) and flip gray images on "
                   "the GPU, like cv2.imread + CuPy; a folder or several "
@@ -82,6 +94,22 @@ void cli_parse(int argc, char **argv, job_config *cfg)
     if (!cfg->batch && (resize || b->skip_bad || threads || streams))
         usage_error("--resize, --skip-bad, --threads and --streams apply "
                     "to a batch (a folder, several images or --list)");
+    if (!cfg->batch && (strcmp(b->decoder, "auto") != 0 || b->batch_size ||
+                        b->keep_on_gpu || b->bare_decode))
+        usage_error("--decoder, --batch-size, --keep-on-gpu and "
+                    "--bare-decode apply to a batch");
+    /* The GPU decoder gives each file's own size; resizing is done on the
+     * CPU path only, and a kept tensor is not written. */
+    if (resize && (strcmp(b->decoder, "gpu") == 0 || b->keep_on_gpu ||
+                   b->bare_decode))
+        usage_error("--resize needs --decoder cpu or auto, without "
+                    "--keep-on-gpu and --bare-decode");
+    if (cfg->out_npy && (b->keep_on_gpu || b->bare_decode))
+        usage_error("--%s writes no tensor: drop --out-npy",
+                    b->keep_on_gpu ? "keep-on-gpu" : "bare-decode");
+    if (b->bare_decode && strcmp(b->decoder, "cpu") == 0)
+        usage_error("--bare-decode times the GPU decoder: not with "
+                    "--decoder cpu");
     cfg->width = opt->quick ? 641 : 10000;
     cfg->height = opt->quick ? 479 : 10000;
     if (synthetic && ref_parse_dims(synthetic, &cfg->width, &cfg->height))

@@ -27,6 +27,10 @@ typedef struct {
     int skip_bad;
     int threads, streams;   /* decode threads, CUDA streams in flight */
     const char *out_npy;    /* the (N, H, W) float32 tensor, or NULL */
+    const char *decoder;    /* --decoder auto|gpu|cpu */
+    size_t batch_size;      /* images a GPU batch, 0: chosen by size */
+    int keep_on_gpu;        /* the tensor stays on the GPU, in batches */
+    int bare_decode;        /* time nvJPEG's batched decode alone */
 } batch_options;
 
 typedef struct {

@@ -38,6 +38,9 @@
 #include "batch.h"
 #include "batch_inputs.h"
 #include "decode_pool.h"
+#include "gpu_batch.h"
+#include "jpeg_screen.h"
+#include "nvjpeg_decoder.h"
 
 static const int DEFAULT_STREAMS = 3;
 static const int MAX_DEFAULT_THREADS = 16;
@@ -173,6 +176,31 @@ int run_batch(const batch_options *b, const cm_options *opt)
                      sizeof err) != 0)
         cli_fail(err);
     double check_ms = cm_now_ms() - start;
+
+    /* Which decoders: nvJPEG on the GPU for the JPEGs where it was built
+     * and asked for (the batched pipeline, gpu_batch.cu), else the
+     * streaming pipeline below with every image decoded on the CPU. */
+    decoder_request request = strcmp(b->decoder, "gpu") == 0 ||
+                                      b->bare_decode ? DECODER_GPU
+                              : strcmp(b->decoder, "cpu") == 0 ? DECODER_CPU
+                                                               : DECODER_AUTO;
+    size_t jpegs = 0;
+    size_t *bytes = (size_t *)cm_host_alloc(list.count * sizeof(size_t),
+                                            "the file sizes");
+    if (inputs_survey(&list, bytes, &jpegs, err, sizeof err) != 0)
+        cli_fail(err);
+    decoder_plan plan = decoder_choose(request, nj_built(), src.resize,
+                                       b->keep_on_gpu, jpegs > 0);
+    if (plan.fail)
+        cli_fail(plan.note);
+    if (plan.gpu_pipeline) {
+        int rc = run_gpu_batch(b, opt, &src, bytes, files, skipped,
+                               file_bytes, check_ms, &plan);
+        free(bytes);
+        path_list_free(&list);
+        return rc;
+    }
+    free(bytes);
     size_t n_images = list.count;
     size_t pixels = cm_mul_size(src.width, src.height, "an image");
     size_t out_bytes = cm_mul_size(pixels, sizeof(float), "a tensor");
@@ -195,6 +223,8 @@ int run_batch(const batch_options *b, const cm_options *opt)
            src.width, src.height, src.resize ? "resized, bilinear"
                                              : "all the same size",
            check_ms);
+    if (plan.note)
+        printf("decoder: %s\n", plan.note);
     printf("pipeline: %d decode threads, %zu pinned staging buffers of %s, "
            "%d CUDA streams\n", threads, n_slots,
            cm_fmt_bytes_short(pixels, text, sizeof text), streams);

@@ -197,6 +197,29 @@ int inputs_check(batch_source *src, int skip_bad, size_t *skipped,
     return 0;
 }
 
+int inputs_survey(const path_list *list, size_t *bytes, size_t *jpegs,
+                  char *err, size_t err_len)
+{
+    *jpegs = 0;
+    for (size_t i = 0; i < list->count; i++) {
+        unsigned char magic[2] = {0, 0};
+        struct stat st;
+        FILE *f = fopen(list->paths[i], "rb");
+        if (!f || fstat(fileno(f), &st) != 0) {
+            snprintf(err, err_len, "%s: cannot open: %s", list->paths[i],
+                     strerror(errno));
+            if (f)
+                fclose(f);
+            return -1;
+        }
+        bytes[i] = (size_t)st.st_size;
+        *jpegs += fread(magic, 1, 2, f) == 2 && magic[0] == 0xFF &&
+                  magic[1] == 0xD8;
+        fclose(f);
+    }
+    return 0;
+}
+
 int inputs_decode(void *source, size_t index, uint8_t *dst, char *err,
                   size_t err_len)
 {

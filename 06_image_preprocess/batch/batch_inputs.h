@@ -46,6 +46,12 @@ int inputs_is_directory(const char *path);
 int inputs_check(batch_source *src, int skip_bad, size_t *skipped,
                  size_t *file_bytes, char *err, size_t err_len);
 
+/* Each checked file's size in bytes[i] (list->count of them) and the
+ * number that start as a JPEG does (FF D8), in *jpegs. Returns 0, or -1
+ * with err if a file can no longer be read. */
+int inputs_survey(const path_list *list, size_t *bytes, size_t *jpegs,
+                  char *err, size_t err_len);
+
 /* Decodes image index to gray (resizing if asked) into dst, which holds
  * width * height bytes: a dp_decode_fn. Returns 0 or -1 with err. */
 int inputs_decode(void *src, size_t index, uint8_t *dst, char *err,

@@ -1,0 +1,64 @@
+/* nvjpeg_decoder.h - nvJPEG's batched decode of JPEG files to their luma
+ * plane, straight into device memory (nvjpeg_decoder.cu).
+ *
+ *   char why[256];
+ *   nj_engine *e = nj_open(max_batch, width, height, n_parsers, stream,
+ *                          why, sizeof why);   NULL: why says why
+ *   ... on parser thread t: reason = nj_screen(e, t, data, len) ...
+ *   nj_decode(e, slot, data, lengths, d_planes, n, why, sizeof why);
+ *   nj_close(e);
+ *
+ * It prefers the hardware decoder (NVJPEG_BACKEND_HARDWARE: A100, H100,
+ * H200, ...); on a GPU without one it says so in one line on stdout and
+ * opens nvJPEG's GPU hybrid backend instead. A build without nvJPEG
+ * (CM_HAVE_NVJPEG undefined) has only nj_open, which returns NULL.
+ */
+#ifndef NVJPEG_DECODER_H
+#define NVJPEG_DECODER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cuda_runtime.h>
+
+typedef struct nj_engine nj_engine;
+
+/* Decode states, used in turn (slot 0, 1, 0, ...): a batch may be
+ * enqueued while the previous one runs; the one before that, which used
+ * the same state, must be finished first. */
+#define NJ_STATES 2
+
+/* 1 if this program was built with nvJPEG. */
+int nj_built(void);
+
+/* Opens nvJPEG on the current device for batches of up to max_batch
+ * images of width x height, screened by up to n_parsers threads at once,
+ * decoding on stream. Returns NULL with a one-line reason in why. */
+nj_engine *nj_open(int max_batch, size_t width, size_t height,
+                   int n_parsers, cudaStream_t stream, char *why,
+                   size_t why_len);
+
+/* "nvJPEG hardware decoder (7 engines)" or the like. */
+const char *nj_describe(const nj_engine *e);
+
+/* nvJPEG's own verdict on one file (nvjpegJpegStreamParseHeader, then
+ * nvjpegDecodeBatchedSupported), on parser thread `parser` (each thread
+ * its own index below n_parsers). Returns NULL if the batched decode
+ * takes it, else a reason, a string constant. */
+const char *nj_screen(nj_engine *e, int parser, const uint8_t *data,
+                      size_t len);
+
+/* Decodes n screened files (pinned host bytes) to their luma planes,
+ * d_planes[i] with a pitch of width bytes, enqueued on the engine's
+ * stream with decode state `slot`. Returns 0, or -1 with the failing call and status in why: the
+ * batch is then decoded elsewhere (the engine is reset for the next). */
+int nj_decode(nj_engine *e, int slot, const uint8_t *const *data,
+              const size_t *lengths, uint8_t *const *d_planes, int n,
+              char *why, size_t why_len);
+
+/* Allocations nvJPEG asked of us (device, pinned) since nj_open. */
+void nj_allocations(const nj_engine *e, size_t *device, size_t *pinned);
+
+void nj_close(nj_engine *e);
+
+#endif /* NVJPEG_DECODER_H */
