@@ -153,3 +153,63 @@ endforeach()
 add_test(${ch}.corpus_files sh "${SRC_DIR}/${ch}/corpus_check.sh" "${bin}")
 set_tests_properties(${ch}.corpus_files PROPERTIES LABELS cpu
                      ENVIRONMENT "CUDA_VISIBLE_DEVICES=-1")
+
+# bench_torchvision.py (the comparison with torchvision's GPU decode): it
+# compiles, a usage error is one line and exit 2, and without PyTorch,
+# torchvision or a GPU it says so in one line and exits 77.
+if(NOT SANITIZE)
+  set(bench_tv "${SRC_DIR}/${ch}/bench_torchvision.py")
+  add_test(${ch}.bench_torchvision_compiles python3 -m py_compile
+           "${bench_tv}")
+  set_tests_properties(${ch}.bench_torchvision_compiles PROPERTIES
+    LABELS cpu ENVIRONMENT "PYTHONPYCACHEPREFIX=${TEST_BIN_DIR}/pycache")
+  cm_cpu_run(${ch}.bench_torchvision_usage exit 2
+             "^bench_torchvision.py: argument --batch: '0' must be at least 1"
+             python3 "${bench_tv}" --batch 0 "${SRC_DIR}/${ch}")
+  cm_cpu_run(${ch}.bench_torchvision_no_gpu exit 77 "skipped$"
+             python3 "${bench_tv}" "${SRC_DIR}/${ch}")
+endif()
+
+# JPEG decode on the GPU (batch/nvjpeg_decoder.cu, batch/gpu_batch.cu).
+# CPU: the options that cannot go together; the folders of JPEGs the GPU
+# tests read, written by --make-corpus (batch/decode_tests.sh).
+cm_usage(${ch} decoder_choice "--decoder: 'fast' is not one of"
+         --decoder fast a.jpg b.jpg)
+cm_usage(${ch} decoder_single "--decoder, --batch-size, --keep-on-gpu"
+         --decoder gpu a.jpg)
+cm_usage(${ch} decoder_resize "--resize needs --decoder cpu or auto"
+         --decoder gpu --resize 8x8 a.jpg b.jpg)
+cm_usage(${ch} keep_and_npy "--keep-on-gpu writes no tensor"
+         --keep-on-gpu --out-npy x.npy a.jpg b.jpg)
+cm_usage(${ch} bare_cpu "--bare-decode times the GPU decoder"
+         --bare-decode --decoder cpu a.jpg b.jpg)
+set(jpegs "${TEST_BIN_DIR}/06_jpegs")
+set(decode_sh sh "${SRC_DIR}/${ch}/batch/decode_tests.sh")
+add_test(${ch}.jpeg_corpora ${decode_sh} corpora "${bin}" "${jpegs}")
+set_tests_properties(${ch}.jpeg_corpora PROPERTIES LABELS cpu
+                     FIXTURES_SETUP jpegs06)
+# GPU: each kind of file goes where it must, and every image matches
+# stb_image's decode within one level on the sampled rows (PASS).
+# decoded(SUFFIX GPU CPU ARGS...): GPU images on the GPU, CPU on the CPU.
+function(decoded suffix gpu cpu)
+  add_test(${ch}.gpu_decode_${suffix} ${decode_sh} routed "${bin}" ${gpu}
+           ${cpu} ${ARGN})
+  set_tests_properties(${ch}.gpu_decode_${suffix} PROPERTIES LABELS gpu
+                       SKIP_RETURN_CODE 77 FIXTURES_REQUIRED jpegs06)
+endfunction()
+decoded(baseline 24 0 --decoder gpu "${jpegs}/baseline")
+decoded(progressive 0 12 --decoder gpu "${jpegs}/progressive")
+decoded(gray 12 0 --decoder gpu "${jpegs}/gray")
+decoded(odd_size 12 0 --decoder gpu "${jpegs}/odd")
+# 37 files in batches of 8: a short last batch, 9 progressive among them.
+decoded(mixed 28 9 --batch-size 8 "${jpegs}/mixed")
+decoded(mixed_npy 28 9 --decoder gpu --batch-size 5 --threads 3
+        "${jpegs}/mixed" --out-npy "${jpegs}/mixed.npy")
+decoded(cpu_kept 0 37 --decoder cpu --keep-on-gpu "${jpegs}/mixed")
+add_test(${ch}.gpu_decode_bare ${RUN} pass "${bin}" --bare-decode
+         --batch-size 10 "${jpegs}/mixed")
+add_test(${ch}.gpu_decode_repeatable ${decode_sh} repeatable "${bin}"
+         "${jpegs}/baseline" "${jpegs}/repeat")
+set_tests_properties(${ch}.gpu_decode_bare ${ch}.gpu_decode_repeatable
+                     PROPERTIES LABELS gpu SKIP_RETURN_CODE 77
+                     FIXTURES_REQUIRED jpegs06)
