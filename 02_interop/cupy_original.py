@@ -13,9 +13,10 @@ and the 10000 x 10000 float64 array (800 MB) that section 2.24.5 moves the
 same way. tutorial() runs the snippet as written; it times nothing.
 
 measure() times both arrays as the C lab does (1000 x 1000 with --quick):
-copies between CUDA events, allocation on the host clock, the median of
-10 after 2 warm-ups (3 with --quick). Each step twice where it matters:
-the tutorial's call, and CuPy written well:
+copies between CUDA events, the large array's copies taking turns within
+each repetition, allocation on the host clock, the median of 10 after 2
+warm-ups (3 with --quick). Each step twice where it matters: the
+tutorial's call, and CuPy written well:
 
 - cp.asarray(x_np) copies the array on the CPU into a buffer from CuPy's
   pinned memory pool, then lets the GPU copy it (CuPy's _array_default);
@@ -131,36 +132,46 @@ def measure(quick):
         (samples[mid - 1] + samples[mid]) / 2
     row("alloc", ms, ok, nbytes)
 
-    # The tutorial's x_cp = cp.asarray(x_np), from pageable memory.
-    ms = events(lambda: cp.asarray(x_np))
+    # The five ways to copy the large array take turns within each
+    # repetition, as the lab's H2D and D2H do: a pageable copy's speed
+    # drifts from second to second, and all five then sample the same
+    # stretch of time. The tutorial's calls: cp.asarray(x_np) from
+    # pageable memory, cp.asnumpy(x_cp) into a new array every call.
+    # Written well: the data pinned once (cupyx.empty_pinned) and copied
+    # straight into an existing device array; copies back into one array
+    # made once, pageable or pinned.
     x_cp = cp.asarray(x_np)
-    row("asarray", ms, _same_bits(np, x_cp.get(), x_np), nbytes)
-
-    # Written well: pinned once, copied straight into an existing array.
     x_pinned = cupyx.empty_pinned((side, side), dtype=np.float64)
     x_pinned[...] = x_np
     d = cp.empty((side, side), dtype=cp.float64)
-    ms = events(lambda: d.set(x_pinned))
-    d.fill(np.nan)   # so the check sees what this copy writes
-    d.set(x_pinned)
-    row("set_pinned", ms, _same_bits(np, d.get(), x_np), nbytes)
-
-    # The tutorial's cp.asnumpy(x_cp): a new NumPy array every call.
-    ms = events(lambda: cp.asnumpy(x_cp))
-    row("asnumpy", ms, _same_bits(np, cp.asnumpy(x_cp), x_np), nbytes)
-
-    # Into one array made once, as the lab copies into one buffer.
     h = np.empty_like(x_np)
-    ms = events(lambda: cp.asnumpy(x_cp, out=h))
+    h_pinned = cupyx.empty_pinned((side, side), dtype=np.float64)
+    order = ["asarray", "set_pinned", "asnumpy", "asnumpy_out",
+             "asnumpy_pinned"]
+    times = dict(zip(order, cupy_env.time_events_turns(cp, [
+        lambda: cp.asarray(x_np), lambda: d.set(x_pinned),
+        lambda: cp.asnumpy(x_cp), lambda: cp.asnumpy(x_cp, out=h),
+        lambda: cp.asnumpy(x_cp, out=h_pinned)], warmup, repeat)))
+
+    # Each way once more, its result checked bit for bit against x_np;
+    # the destinations are wiped first, so each check sees what its own
+    # copy wrote.
+    row("asarray", times["asarray"],
+        _same_bits(np, cp.asarray(x_np).get(), x_np), nbytes)
+    d.fill(np.nan)
+    d.set(x_pinned)
+    row("set_pinned", times["set_pinned"], _same_bits(np, d.get(), x_np),
+        nbytes)
+    row("asnumpy", times["asnumpy"],
+        _same_bits(np, cp.asnumpy(x_cp), x_np), nbytes)
     h.fill(np.nan)
     cp.asnumpy(x_cp, out=h)
-    row("asnumpy_out", ms, _same_bits(np, h, x_np), nbytes)
-
-    # Into pinned memory: the GPU's copy engine writes it directly.
-    ms = events(lambda: cp.asnumpy(x_cp, out=x_pinned))
-    x_pinned.fill(np.nan)
-    cp.asnumpy(x_cp, out=x_pinned)
-    row("asnumpy_pinned", ms, _same_bits(np, x_pinned, x_np), nbytes)
+    row("asnumpy_out", times["asnumpy_out"], _same_bits(np, h, x_np),
+        nbytes)
+    h_pinned.fill(np.nan)
+    cp.asnumpy(x_cp, out=h_pinned)
+    row("asnumpy_pinned", times["asnumpy_pinned"],
+        _same_bits(np, h_pinned, x_np), nbytes)
     return rows
 
 

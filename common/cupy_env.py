@@ -99,6 +99,25 @@ def time_events(cp, fn, warmup, repeat):
     return statistics.median(samples)
 
 
+def time_events_turns(cp, fns, warmup, repeat):
+    """time_events for several steps that take turns within each
+    repetition (fns[0], fns[1], ..., then again), each between its own
+    pair of events: all sample the same stretch of time, so a drift in
+    the machine's speed cannot pose as a difference between them. Returns
+    the median ms of each, in the order of fns."""
+    samples = [[] for _ in fns]
+    for i in range(warmup + max(1, repeat)):
+        for k, fn in enumerate(fns):
+            start, stop = cp.cuda.Event(), cp.cuda.Event()
+            start.record()
+            fn()
+            stop.record()
+            stop.synchronize()
+            if i >= warmup:
+                samples[k].append(cp.cuda.get_elapsed_time(start, stop))
+    return [statistics.median(s) for s in samples]
+
+
 def time_host(cp, fn, warmup, repeat):
     """Median ms of fn() on the host clock, after `warmup` untimed calls;
     the device is synchronized before the clock starts and before it is
