@@ -577,8 +577,8 @@ int corpus_main(int argc, char **argv)
                (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
     double per = (double)j.bytes / (double)j.count;
     printf("corpus: %lld JPEGs in %s, %d x %d, %s, quality %lld, seed %lld"
-           "\n", j.count, j.dir, j.width, j.height, kind_text(j.kind, j.quality),
-           j.quality, j.seed);
+           "\n", j.count, j.dir, j.width, j.height,
+           kind_text(j.kind, j.quality), j.quality, j.seed);
     printf("  %.1f MB, %.1f kB per image (%.2f bits per pixel), made in "
            "%.2f s by %d threads\n", (double)j.bytes / 1e6, per / 1e3,
            per * 8 / ((double)j.width * j.height), s, started ? started : 1);

@@ -147,7 +147,8 @@ foreach(case
   list(GET fields 0 suffix)
   list(GET fields 1 regex)
   list(SUBLIST fields 2 -1 args)
-  cm_usage(${ch} corpus_${suffix} "^06_image_preprocess: --make-corpus: ${regex}"
+  cm_usage(${ch} corpus_${suffix}
+           "^06_image_preprocess: --make-corpus: ${regex}"
            --make-corpus ${args})
 endforeach()
 add_test(${ch}.corpus_files sh "${SRC_DIR}/${ch}/corpus_check.sh" "${bin}")
