@@ -34,9 +34,10 @@ C = A B on the GPU, and the check of C on the CPU, in the lab's modes:
   that stream; each task's preparation and check are cut into blocks of
   rows shared by a pool of CPU threads, one per CPU this process may use
   (--quick: 2), as the lab's pipeline shares them.
-- tutorial pool, no prep (CuPy side only): the tutorial's code alone, 8
-  compute_matrix_mult calls through a pool of 4 threads, on inputs
-  prepared before the clock starts, as in the tutorial's snippet.
+- tutorial pool, no prep (CuPy side only): the tutorial's code alone, one
+  compute_matrix_mult call per task through a pool of as many threads as
+  the pipeline has GPU threads, on inputs prepared before the clock
+  starts, as in the tutorial's snippet.
 
 Where this differs from the tutorial, and why:
 - A and B are not np.random.rand as they stand: each row is normalised,
