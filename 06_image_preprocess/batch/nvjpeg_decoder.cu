@@ -196,12 +196,20 @@ nj_engine *nj_open(int max_batch, size_t width, size_t height,
         NVJPEG_CHECK(nvjpegGetHardwareDecoderInfo(handle, &engines, &cores));
         snprintf(e->text, sizeof e->text, "nvJPEG hardware decoder (%u "
                  "engines, %u cores each)", engines, cores);
-        /* The device buffers for the largest batch, now, so that no
-         * batch waits for cudaMalloc (4:4:4 needs the most of them). */
-        for (int k = 0; k < NJ_STATES; k++)
-            NVJPEG_CHECK(nvjpegDecodeBatchedPreAllocate(
+        /* The buffers for the largest batch, now, so that no batch waits
+         * for cudaMalloc (4:4:4 needs the most of them). Not fatal if
+         * refused: nvJPEG then allocates at the first batches, which the
+         * warm-up takes, and the report counts what it allocated. */
+        for (int k = 0; k < NJ_STATES; k++) {
+            st = nvjpegDecodeBatchedPreAllocate(
                 handle, e->state[k], max_batch, (int)width, (int)height,
-                NVJPEG_CSS_444, NVJPEG_OUTPUT_Y));
+                NVJPEG_CSS_444, NVJPEG_OUTPUT_Y);
+            if (st != NVJPEG_STATUS_SUCCESS) {
+                printf("decoder: nvjpegDecodeBatchedPreAllocate refused: "
+                       "%s (%d)\n", nj_status_name(st), (int)st);
+                break;
+            }
+        }
     } else {
         snprintf(e->text, sizeof e->text, "nvJPEG GPU hybrid backend");
     }
