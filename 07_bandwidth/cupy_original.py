@@ -14,7 +14,8 @@ Its timings are printed as "tutorial's timing": time.time() around the
 call, which stops before the asynchronous copy has finished (cp.asarray
 returns without waiting), and for the first call includes creating the
 CUDA context. Beside each, the same span until the copy has arrived.
-The ten 800 MB arrays need about 8 GB of host memory and 8 GB on the GPU.
+The ten 800 MB arrays (and CuPy's pinned staging buffers) need more than
+10 GB of host memory, and about 9 GB on the GPU.
 
 measure() does the lab's work with CuPy, at its sizes (--quick: a 512 x
 512 array and 200 arrays of 4 KiB, as the lab's --quick), on CUDA events,
