@@ -146,7 +146,11 @@ foreach(case
   string(REPLACE "|" ";" fields "${case}")
   list(GET fields 0 suffix)
   list(GET fields 1 regex)
-  list(SUBLIST fields 2 -1 args)
+  set(args "")
+  list(LENGTH fields n)
+  if(n GREATER 2)
+    list(SUBLIST fields 2 -1 args)
+  endif()
   cm_usage(${ch} corpus_${suffix}
            "^06_image_preprocess: --make-corpus: ${regex}"
            --make-corpus ${args})
