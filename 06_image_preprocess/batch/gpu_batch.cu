@@ -347,6 +347,8 @@ static void submit(gpu_run *r, batch_buf *x, int slot, size_t *out_count,
                 exit(1);
             }
             r->gpu_decoded[image] = 0;
+            routes->gpu--;
+            count_route(routes, "its batch failed on the GPU");
             CUDA_CHECK(cudaMemcpyAsync(planes[g], h_plane, r->pixels,
                                        cudaMemcpyHostToDevice, stream));
         }
@@ -771,12 +773,15 @@ int run_gpu_batch(const batch_options *b, const cm_options *opt,
     r.busy_ms = (double *)calloc((size_t)threads, sizeof(double));
     if (!r.busy_ms || !r.first_bad)
         cli_fail("not enough memory for the reader threads' counts");
-    printf("pipeline: %d batch buffers in turn; pinned: %s of files a "
-           "batch, CPU-decoded planes; tensor %s on the GPU a batch%s\n",
-           BUFFERS, cm_fmt_bytes_short(bits_bytes, text, sizeof text),
-           cm_fmt_bytes_short(batch_pixels * sizeof(float), text + 32,
-                              32),
-           writing ? ", copied back for the .npy" : ", kept there");
+    char planes_text[32], tensor_text[32];
+    printf("pipeline: %d batch buffers in turn, each with pinned %s for "
+           "files and %s for CPU-decoded planes, and a %s tensor on the "
+           "GPU%s\n", BUFFERS,
+           cm_fmt_bytes_short(bits_bytes, text, sizeof text),
+           cm_fmt_bytes_short(batch_pixels, planes_text, sizeof planes_text),
+           cm_fmt_bytes_short(batch_pixels * sizeof(float), tensor_text,
+                              sizeof tensor_text),
+           writing ? " (copied back for the .npy)" : "");
 
     cm_verdict verdict = {0};
     int passes = writing ? 1 : opt->repeat_given ? (int)opt->repeat
