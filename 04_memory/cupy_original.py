@@ -36,11 +36,12 @@ The rows:
     lab's blocked.cu makes them, one cuBLAS call each on the views
     themselves (a pointer into the big array and its row length), beta = 1
     to add into c in place, C blocks dealt over 4 streams, one cuBLAS
-    handle each (the lab's default --streams 4). CuPy's array API has no
-    call that multiplies strided views without copying them or adds into
-    a view (cp.dot's out= must be C-contiguous, and is overwritten), so
-    this calls cuBLAS through CuPy's own binding,
-    cupy_backends.cuda.libs.cublas.dgemm.
+    handle each (the lab's default --streams 4). No call of CuPy's array
+    API adds the product of two views of a larger matrix into a third
+    without copying them: cp.dot's out= must be C-contiguous and is
+    overwritten, and cupy.cublas.gemm, which takes a beta, first copies
+    a view that is neither C- nor F-contiguous. So this calls cuBLAS
+    through CuPy's own binding, cupy_backends.cuda.libs.cublas.dgemm.
   - y = cp.dot(x, x), with x from cp.random.RandomState(11): the same
     cuRAND generator, seed and offset as the lab's pool part, so both
     sides hold the same x, and the checksums of y can be compared.
@@ -117,7 +118,10 @@ class BlockedViews:
     with beta = 1; different C blocks go to different streams."""
 
     def __init__(self, cp, np, n, bs, streams):
-        from cupy_backends.cuda.libs import cublas
+        try:
+            from cupy_backends.cuda.libs import cublas
+        except ImportError:        # older CuPy kept it here
+            from cupy.cuda import cublas
         self.cp, self.cublas, self.n, self.bs = cp, cublas, n, bs
         self.streams = [cp.cuda.Stream(non_blocking=True)
                         for _ in range(streams)]
