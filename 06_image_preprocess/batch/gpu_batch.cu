@@ -53,6 +53,9 @@ static const size_t BATCH_PIXELS = (size_t)1 << 27;
 static const int MAX_DEFAULT_THREADS = 16;
 static const double PROGRESS_EVERY_MS = 250;
 static const double READERS_BOUND_SHARE = 0.8;
+/* A decoder that fails every batch says so this many times, not more
+ * (the routed: line counts them all). */
+static const int MAX_FAILURE_LINES = 3;
 
 /* One batch in flight: its files' bytes, their routes, the staging of
  * the CPU-decoded planes, and its part of the tensor on the GPU. */
@@ -83,6 +86,7 @@ typedef struct {
     nj_engine *engine;         /* NULL: every file to the CPU */
     int cpu_only;              /* --decoder cpu */
     int quiet;                 /* 1: "skipped:" lines already printed */
+    int batch_failures;        /* batches nvJPEG failed, lines printed */
     batch_buf *job;            /* the batch being read */
     double *busy_ms;           /* per reader thread */
     /* results, by image index */
@@ -335,8 +339,10 @@ static void submit(gpu_run *r, batch_buf *x, int slot, size_t *out_count,
                                why, sizeof why) != 0) {
         /* Rare (corrupt data the screens could not see): the batch's GPU
          * files are decoded here instead, one by one. */
-        printf("decoder: images %zu to %zu: %s; decoding their %d JPEGs on "
-               "the CPU\n", x->first, x->first + x->count - 1, why, n_gpu);
+        if (!r->quiet && r->batch_failures++ < MAX_FAILURE_LINES)
+            printf("decoder: images %zu to %zu: %s; decoding their %d JPEGs "
+                   "on the CPU\n", x->first, x->first + x->count - 1, why,
+                   n_gpu);
         for (int g = 0; g < n_gpu; g++) {
             size_t j = gpu_items[g], image = x->first + j;
             uint8_t *h_plane = x->h_planes + j * r->pixels;
