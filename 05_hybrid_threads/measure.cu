@@ -1,6 +1,8 @@
 /* measure.cu - how each mode is measured and judged: the limits of this
  * GPU, then per mode its setup (outside the timing), warm-up runs, timed
- * runs, the median run's stage breakdown, and the checks of every task.
+ * runs (in the pipeline each after a run with every resource alone, for
+ * the floor), the median run's stage breakdown, and the checks of every
+ * task.
  */
 #include <stdlib.h>
 #include <string.h>

@@ -7,6 +7,9 @@
  * out and has it checked. While one worker's task is on the GPU, the
  * others' tasks are being prepared or copied: CPU prep, H2D, GEMM and D2H
  * of different tasks overlap.
+ *
+ * pipeline_alone runs the same tasks with one resource at work at a time:
+ * what each needs alone is the floor the pipeline is judged against.
  */
 #include <stdlib.h>
 #include <string.h>
