@@ -218,6 +218,8 @@ help:
 	@echo "  make compare     every chapter with a cupy_original.py, then one summary row each"
 	@echo "                   (ARGS=--summary: the summary alone)"
 	@echo "  make plot-07     chart a bandwidth sweep of 07 as a PNG (gnuplot; PLOT07_CSV=FILE skips the sweep)"
+	@echo "  make nvjpeg      fetch nvJPEG's header and library from PyPI into build/nvjpeg (06's GPU decode)"
+	@echo "  make nvjpeg-info say which nvJPEG the build uses"
 	@echo "  make objects     compile every source, link nothing"
 	@echo "  make test        build and run the CTest suite (GPU tests skip without a GPU)"
 	@echo "  make test SANITIZE=1       CPU tests under ASan+UBSan (SANITIZE=thread: TSan)"
@@ -230,6 +232,7 @@ help:
 	@echo "  STB_INCLUDE=$(STB_INCLUDE)  CFLAGS=$(CFLAGS)  NVCCFLAGS=$(NVCCFLAGS)"
 	@echo "  BUILD=$(BUILD)  JOBS=$(JOBS)  CTEST_ARGS=$(CTEST_ARGS)"
 	@echo "  PYTHON=$(PYTHON)  (runs the CuPy side of make compare)"
+	@echo "  NVJPEG_PATH=$(NVJPEG_PATH)  (nvJPEG for 06's GPU decode; empty: built without it)"
 	@echo "  CHAPTERS=\"...\"  (build and test only these chapter folders)"
 
 # A chapter may add its own targets (e.g. plot-07) in NN_topic/extra.mk.
