@@ -636,8 +636,8 @@ static void bare_decode(gpu_run *r, batch_buf *bufs, cudaStream_t stream,
     cm_stats s = cm_stats_of(ms, passes);
     printf("bare nvJPEG batched decode: %.1f images/s median (%d passes, "
            "%.1f ms each, min %.1f, max %.1f), batches of %zu\n",
-           n_gpu / (s.median_ms * 1e-3), passes, s.median_ms, s.min_ms, s.max_ms,
-           r->max_batch);
+           n_gpu / (s.median_ms * 1e-3), passes, s.median_ms, s.min_ms,
+           s.max_ms, r->max_batch);
     /* What was decoded is checked too: the last batch's planes, through
      * the kernel, on the sampled rows. */
     size_t last = (n_gpu - 1) / r->max_batch, first = last * r->max_batch;

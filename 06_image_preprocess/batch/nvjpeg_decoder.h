@@ -50,8 +50,9 @@ const char *nj_screen(nj_engine *e, int parser, const uint8_t *data,
 
 /* Decodes n screened files (pinned host bytes) to their luma planes,
  * d_planes[i] with a pitch of width bytes, enqueued on the engine's
- * stream with decode state `slot`. Returns 0, or -1 with the failing call and status in why: the
- * batch is then decoded elsewhere (the engine is reset for the next). */
+ * stream with decode state `slot` (NJ_STATES of them). Returns 0, or -1
+ * with the failing call and status in why: the batch is then decoded
+ * elsewhere (the state is reset for its next batch). */
 int nj_decode(nj_engine *e, int slot, const uint8_t *const *data,
               const size_t *lengths, uint8_t *const *d_planes, int n,
               char *why, size_t why_len);
