@@ -10,7 +10,9 @@
  *       flip kernel over the whole batch -> sampled rows D2H (the check)
  *       [-> the whole batch D2H and into the .npy, with --out-npy]
  * Three batch buffers turn in order: one filled by the readers, two on
- * the GPU. No decoded pixel of a GPU-decoded image crosses PCIe.
+ * the GPU. A GPU-decoded image crosses PCIe only as its compressed file;
+ * what comes back is the check's sampled rows (and, with --out-npy, the
+ * tensor).
  *
  * The check, after the timed passes: every image decoded again by
  * stb_image on the CPU threads and compared on SAMPLE_ROWS rows with the
@@ -461,7 +463,13 @@ static size_t one_pass(gpu_run *r, batch_buf *bufs, cudaStream_t stream,
 /* The check of tensor image `item` (a reader's item): stb_image decodes
  * the file again; on every sampled row the tensor must be exactly
  * flip(byte) / 255.0f, and that byte within 1 level of stb_image's (0 for
- * an image the CPU decoded: the same decoder). */
+ * an image the CPU decoded: the same decoder).
+ * What is compared: asked for one channel, stb_image decodes only the Y
+ * component of a YCbCr JPEG and returns that plane as it is (it computes
+ * gray from R, G, B, stbi__compute_y, only for RGB-coded files, which the
+ * screen sends to the CPU); NVJPEG_OUTPUT_Y is the same Y plane, and the
+ * screen takes only files whose Y is not resampled. So the two differ
+ * only where their inverse DCTs round differently. */
 static void check_item(void *ctx, size_t item, int thread)
 {
     gpu_run *r = (gpu_run *)ctx;
