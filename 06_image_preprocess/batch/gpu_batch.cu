@@ -45,6 +45,7 @@
 #include "../npy.h"
 #include "gpu_batch.h"
 #include "nvjpeg_decoder.h"
+#include "reader_pool.h"
 
 enum { BUFFERS = 3, ERR_LEN = 1280, MAX_REASONS = 16 };
 #define SAMPLE_ROWS ((size_t)8)
@@ -76,9 +77,6 @@ typedef struct {
     int in_flight;
 } batch_buf;
 
-struct reader_pool;
-typedef void (*item_fn)(void *ctx, size_t item, int thread);
-
 /* The run's state, shared with the reader threads. */
 typedef struct {
     const batch_options *b;
@@ -89,6 +87,7 @@ typedef struct {
     int cpu_only;              /* --decoder cpu */
     int quiet;                 /* 1: "skipped:" lines already printed */
     int batch_failures;        /* batches nvJPEG failed, lines printed */
+    reader_pool *pool;         /* the reader threads */
     batch_buf *job;            /* the batch being read */
     double *busy_ms;           /* per reader thread */
     /* results, by image index */
@@ -100,98 +99,6 @@ typedef struct {
     size_t *one_level, *worse, *inexact, *check_failed;
     size_t *first_bad;
 } gpu_run;
-
-/* The reader threads: one job at a time, items taken in turn. */
-typedef struct reader_pool {
-    pthread_mutex_t mu;
-    pthread_cond_t work, idle;
-    item_fn fn;
-    void *ctx;
-    size_t next, count, remaining;
-    int stop, n_threads;
-    pthread_t *threads;
-    int *ids;
-} reader_pool;
-
-static reader_pool pool;
-
-static void *reader_main(void *arg)
-{
-    int id = *(int *)arg;
-    pthread_mutex_lock(&pool.mu);
-    for (;;) {
-        while (!pool.stop && pool.next >= pool.count)
-            pthread_cond_wait(&pool.work, &pool.mu);
-        if (pool.stop)
-            break;
-        size_t item = pool.next++;
-        item_fn fn = pool.fn;
-        void *ctx = pool.ctx;
-        pthread_mutex_unlock(&pool.mu);
-        fn(ctx, item, id);
-        pthread_mutex_lock(&pool.mu);
-        if (--pool.remaining == 0)
-            pthread_cond_broadcast(&pool.idle);
-    }
-    pthread_mutex_unlock(&pool.mu);
-    return NULL;
-}
-
-/* Has the readers run fn(ctx, item, thread) for items 0 .. count - 1. */
-static void pool_post(item_fn fn, void *ctx, size_t count)
-{
-    pthread_mutex_lock(&pool.mu);
-    pool.fn = fn;
-    pool.ctx = ctx;
-    pool.next = 0;
-    pool.count = count;
-    pool.remaining = count;
-    pthread_cond_broadcast(&pool.work);
-    pthread_mutex_unlock(&pool.mu);
-}
-
-static void pool_wait(void)
-{
-    pthread_mutex_lock(&pool.mu);
-    while (pool.remaining > 0)
-        pthread_cond_wait(&pool.idle, &pool.mu);
-    pthread_mutex_unlock(&pool.mu);
-}
-
-static int pool_start(int n_threads)
-{
-    memset(&pool, 0, sizeof pool);
-    pthread_mutex_init(&pool.mu, NULL);
-    pthread_cond_init(&pool.work, NULL);
-    pthread_cond_init(&pool.idle, NULL);
-    pool.threads = (pthread_t *)calloc((size_t)n_threads, sizeof(pthread_t));
-    pool.ids = (int *)calloc((size_t)n_threads, sizeof(int));
-    if (!pool.threads || !pool.ids)
-        return -1;
-    for (int t = 0; t < n_threads; t++) {
-        pool.ids[t] = t;
-        if (pthread_create(&pool.threads[t], NULL, reader_main,
-                           &pool.ids[t]) != 0)
-            return -1;
-        pool.n_threads = t + 1;
-    }
-    return 0;
-}
-
-static void pool_stop(void)
-{
-    pthread_mutex_lock(&pool.mu);
-    pool.stop = 1;
-    pthread_cond_broadcast(&pool.work);
-    pthread_mutex_unlock(&pool.mu);
-    for (int t = 0; t < pool.n_threads; t++)
-        pthread_join(pool.threads[t], NULL);
-    pthread_mutex_destroy(&pool.mu);
-    pthread_cond_destroy(&pool.work);
-    pthread_cond_destroy(&pool.idle);
-    free(pool.threads);
-    free(pool.ids);
-}
 
 /* Reads a whole file into dst, which holds exactly `expected` bytes (its
  * size when it was checked). Returns 0 or -1 with err. */
@@ -310,7 +217,7 @@ static void submit(gpu_run *r, batch_buf *x, int slot, size_t *out_count,
     for (size_t j = 0; j < x->count; j++) {
         size_t image = x->first + j;
         if (x->bad[j] && !r->b->skip_bad) {
-            pool_wait();  /* the readers stop touching our buffers */
+            rp_wait(r->pool);  /* the readers stop touching our buffers */
             fprintf(stderr, "06_image_preprocess: %s\n", x->err[j]);
             exit(1);      /* files.c removes a partial .npy */
         }
@@ -351,7 +258,7 @@ static void submit(gpu_run *r, batch_buf *x, int slot, size_t *out_count,
             if (cpu_decode(r, image, data[g], lengths[g], h_plane,
                            x->err[j]) != 0) {
                 fprintf(stderr, "06_image_preprocess: %s\n", x->err[j]);
-                pool_wait();
+                rp_wait(r->pool);
                 exit(1);
             }
             r->gpu_decoded[image] = 0;
@@ -427,11 +334,11 @@ static size_t one_pass(gpu_run *r, batch_buf *bufs, cudaStream_t stream,
     /* Batch 0 is read before the loop; from then on batch k + 1 is read
      * while batch k goes to the GPU. */
     r->job = &bufs[0];
-    pool_post(read_item, r, bufs[0].count);
+    rp_post(r->pool, read_item, r, bufs[0].count);
     for (size_t k = 0; k < n_batches; k++) {
         batch_buf *x = &bufs[k % BUFFERS];
         double start = cm_now_ms();
-        pool_wait();
+        rp_wait(r->pool);
         t->wait_read_ms += cm_now_ms() - start;
         /* The next buffer last held batch k - 2, which used the same
          * nvJPEG state as batch k: it is finished first, then refilled
@@ -442,7 +349,7 @@ static size_t one_pass(gpu_run *r, batch_buf *bufs, cudaStream_t stream,
         if (k + 1 < n_batches) {
             set_batch(r, y, (k + 1) * r->max_batch);
             r->job = y;
-            pool_post(read_item, r, y->count);
+            rp_post(r->pool, read_item, r, y->count);
         }
         submit(r, x, (int)(k % NJ_STATES), &out_count, routes, stream, t);
         if (show_progress && cm_now_ms() - shown >= PROGRESS_EVERY_MS) {
@@ -665,20 +572,20 @@ static void bare_decode(gpu_run *r, batch_buf *bufs, cudaStream_t stream,
                 stream));
     }
     CUDA_CHECK(cudaStreamSynchronize(stream));
-    pool_post(check_item, r, n);
-    pool_wait();
+    rp_post(r->pool, check_item, r, n);
+    rp_wait(r->pool);
     CUDA_CHECK(cudaFreeHost(all.h_bits));
     free(all.offset);
     free(data);
     free(lengths);
     free(image_of);
     free(ms);
-    size_t bad = sum_of(r->worse, pool.n_threads) +
-                 sum_of(r->inexact, pool.n_threads) +
-                 sum_of(r->check_failed, pool.n_threads);
+    size_t bad = sum_of(r->worse, rp_threads(r->pool)) +
+                 sum_of(r->inexact, rp_threads(r->pool)) +
+                 sum_of(r->check_failed, rp_threads(r->pool));
     snprintf(err, sizeof err, "%zu images, %zu rows each: %zu pixels one "
              "level apart, %zu worse or unchecked", n, r->n_sample_rows,
-             sum_of(r->one_level, pool.n_threads), bad);
+             sum_of(r->one_level, rp_threads(r->pool)), bad);
     cm_check_true(verdict, "last batch vs stb_image (within 1 level)",
                   bad == 0, err);
 }
@@ -739,7 +646,8 @@ int run_gpu_batch(const batch_options *b, const cm_options *opt,
         printf("decoder: %s\n", plan->note);
     cudaStream_t stream;
     CUDA_CHECK(cudaStreamCreate(&stream));
-    if (pool_start(threads) != 0)
+    r.pool = rp_start(threads);
+    if (!r.pool)
         cli_fail("cannot start the reader threads");
     if (plan->try_nvjpeg) {
         r.engine = nj_open((int)r.max_batch, src->width, src->height,
@@ -891,8 +799,8 @@ int run_gpu_batch(const batch_options *b, const cm_options *opt,
 
         /* The check, on the last pass's tensor (untimed). */
         double check_start = cm_now_ms();
-        pool_post(check_item, &r, n_out);
-        pool_wait();
+        rp_post(r.pool, check_item, &r, n_out);
+        rp_wait(r.pool);
         size_t one = sum_of(r.one_level, threads);
         size_t worse = sum_of(r.worse, threads);
         size_t inexact = sum_of(r.inexact, threads);
@@ -953,7 +861,7 @@ int run_gpu_batch(const batch_options *b, const cm_options *opt,
         free(ms);
     }
 
-    pool_stop();
+    rp_stop(r.pool);
     nj_close(r.engine);
     for (int k = 0; k < BUFFERS; k++) {
         batch_buf *x = &bufs[k];
