@@ -4,20 +4,6 @@
 
 #include <math.h>
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
-/* Where the CPU allows it, a prepared row is written to its matrix with
- * streaming (non-temporal) stores: they go to memory without first
- * reading the line they overwrite into the cache, as an ordinary store
- * does. The matrices are far larger than the caches and are read next by
- * the copy engine, not by this thread, so that read would only double
- * the memory traffic of the preparation. Build with -DTASK_CACHED_STORES
- * to compare with ordinary stores. */
-#if defined(__x86_64__) && !defined(TASK_CACHED_STORES)
-#include <emmintrin.h>          /* _mm_stream_si64, _mm_sfence (SSE2) */
-#define TASK_STREAMING_STORES 1
-#endif
 
 static const uint64_t GOLDEN_GAMMA = 0x9e3779b97f4a7c15ULL;
 
@@ -85,45 +71,15 @@ static void make_row(double *row, size_t n, uint64_t key)
         row[j] = (row[j] - mean) * scale;
 }
 
-#ifdef TASK_STREAMING_STORES
-/* dst[0 .. n) = src[0 .. n), straight to memory. */
-static void stream_row(double *dst, const double *src, size_t n)
-{
-    for (size_t j = 0; j < n; j++) {
-        long long bits;
-        memcpy(&bits, &src[j], sizeof bits);
-        _mm_stream_si64((long long *)&dst[j], bits);
-    }
-}
-#endif
-
 void prep_rows(double *m, size_t n, uint64_t seed, size_t row0, size_t row1,
                const double *v, const double *v_abs, double *dot,
                double *abs_dot)
 {
-    /* With streaming stores, each row is made and summed in a buffer that
-     * stays in the cache, then written out once; otherwise (or with no
-     * memory for the buffer) in place. */
-#ifdef TASK_STREAMING_STORES
-    double *scratch = malloc(n * sizeof *scratch);
-#else
-    double *scratch = NULL;
-#endif
     for (size_t i = row0; i < row1; i++) {
-        double *row = scratch ? scratch : m + i * n;
+        double *row = m + i * n;
         make_row(row, n, mix64(seed + GOLDEN_GAMMA * (i + 1)));
         cm_freivalds_row(row, n, v, v_abs, &dot[i], &abs_dot[i]);
-#ifdef TASK_STREAMING_STORES
-        if (scratch)
-            stream_row(m + i * n, scratch, n);
-#endif
     }
-#ifdef TASK_STREAMING_STORES
-    /* Streaming stores are weakly ordered: make them visible to other
-     * threads (and the copy engine) before this slice reports done. */
-    _mm_sfence();
-#endif
-    free(scratch);
 }
 
 /* What one slice of rows needs; pool_parallel_for passes the range. */
