@@ -116,13 +116,26 @@ def ensure_input(size, numpy):
                 return path
     except OSError:
         pass
+    pixels = synthetic_pixels(size, numpy).tobytes()
     os.makedirs(WORK, exist_ok=True)
-    tmp = "%s.%d.tmp" % (path, os.getpid())
-    with open(tmp, "wb") as f:
-        f.write(header)
-        f.write(synthetic_pixels(size, numpy).tobytes())
-    os.replace(tmp, path)
+    write_whole(path, lambda f: (f.write(header), f.write(pixels)))
     return path
+
+
+def write_whole(path, write):
+    """write(f) into a temporary name beside path, then rename it to path;
+    on any failure the temporary file is removed and the error raised."""
+    tmp = "%s.%d.tmp" % (path, os.getpid())
+    try:
+        with open(tmp, "wb") as f:
+            write(f)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.remove(tmp)
+        except OSError:
+            pass
+        raise
 
 
 def read_pgm(path):
@@ -365,10 +378,7 @@ def measure(quick):
 def save_npy(path, array):
     """For agree(): this side's tensor, written whole or not at all."""
     os.makedirs(os.path.dirname(path), exist_ok=True)
-    tmp = "%s.%d.tmp" % (path, os.getpid())
-    with open(tmp, "wb") as f:
-        np.save(f, array)
-    os.replace(tmp, path)
+    write_whole(path, lambda f: np.save(f, array))
 
 
 # For make compare-06: how the C lab reports the same steps
