@@ -73,6 +73,21 @@ for name in $chapters; do
     esac
 done
 
+# 06's batch tool decodes JPEGs on the GPU (nvJPEG) only when given a
+# folder of them: memcheck that path too, on a small mixed folder.
+case " $chapters " in *" 06_image_preprocess "*)
+    bin=build/bin/06_image_preprocess
+    jpegs=$out/jpegs-memcheck
+    "$bin" --make-corpus "$jpegs" --count 20 --kind mixed \
+        >"$out/logs/memcheck-06-corpus.log" 2>&1
+    compute-sanitizer --tool memcheck --leak-check full --error-exitcode 9 \
+        "$bin" "$jpegs" --decoder gpu --batch-size 6 --repeat 1 \
+        >"$out/logs/memcheck-06-gpu-decode.log" 2>&1
+    note "memcheck  06 GPU JPEG decode: rc=$? $(grep 'ERROR SUMMARY' \
+        "$out/logs/memcheck-06-gpu-decode.log" | tail -1)"
+    rm -rf "$jpegs";;
+esac
+
 fi
 
 # README captures: one file per marker, named by an index kept beside them.
