@@ -354,7 +354,8 @@ int main(int argc, char **argv)
         cm_require_host_bytes(cm_mul_size(4, sweep_max, "--max"),
                               "the sweep's four host buffers");
         cm_select_device((int)opt.device, NULL);
-        cm_require_device_bytes(sweep_max, "the sweep's device buffer");
+        cm_require_device_bytes(cm_mul_size(2, sweep_max, "--max"),
+                                "the sweep's two device buffers");
         return bw_sweep(sweep_min, sweep_max, (int)opt.warmup,
                         (int)opt.repeat, &csv);
     }

@@ -143,20 +143,43 @@ int bw_write_rows_csv(FILE *fp, const bw_row *rows, size_t n)
     return ferror(fp) ? -1 : 0;
 }
 
+double bw_sweep_spread(const bw_sweep_point *point, int which)
+{
+    if (!(point->min_ms[which] > 0))
+        return NAN;
+    return point->max_ms[which] / point->min_ms[which];
+}
+
+static int has_spread(int which)
+{
+    return which == BW_PAGEABLE_H2D || which == BW_PAGEABLE_D2H;
+}
+
 char *bw_format_sweep(const bw_sweep_point *points, size_t n)
 {
     strbuf sb = {0};
     sb_printf(&sb, "%10s", "size");
-    for (int c = 0; c < BW_SWEEP_CASES; c++)
+    for (int c = 0; c < BW_SWEEP_CASES; c++) {
         sb_printf(&sb, "  %12s", bw_sweep_names[c]);
+        if (has_spread(c))
+            sb_printf(&sb, "  %6s", "spread");
+    }
     sb_printf(&sb, "   (GB/s)\n");
     for (size_t i = 0; i < n; i++) {
         char size[32];
         sb_printf(&sb, "%10s",
                   cm_fmt_bytes_short(points[i].bytes, size, sizeof size));
-        for (int c = 0; c < BW_SWEEP_CASES; c++)
+        for (int c = 0; c < BW_SWEEP_CASES; c++) {
             sb_printf(&sb, "  %12.2f",
                       cm_gbps((double)points[i].bytes, points[i].ms[c]));
+            if (!has_spread(c))
+                continue;
+            double spread = bw_sweep_spread(&points[i], c);
+            if (isnan(spread))
+                sb_printf(&sb, "  %6s", "-");
+            else
+                sb_printf(&sb, "  %5.2fx", spread);
+        }
         sb_printf(&sb, "\n");
     }
     return sb_finish(&sb);
@@ -169,6 +192,10 @@ int bw_write_sweep_csv(FILE *fp, const bw_sweep_point *points, size_t n)
         fprintf(fp, ",%s_gbps", csv_names[c]);
     for (int c = 0; c < BW_SWEEP_CASES; c++)
         fprintf(fp, ",%s_ms", csv_names[c]);
+    for (int c = 0; c < BW_SWEEP_CASES; c++)
+        fprintf(fp, ",%s_min_ms", csv_names[c]);
+    for (int c = 0; c < BW_SWEEP_CASES; c++)
+        fprintf(fp, ",%s_max_ms", csv_names[c]);
     fprintf(fp, "\n");
     for (size_t i = 0; i < n; i++) {
         fprintf(fp, "%zu", points[i].bytes);
@@ -177,6 +204,10 @@ int bw_write_sweep_csv(FILE *fp, const bw_sweep_point *points, size_t n)
                     cm_gbps((double)points[i].bytes, points[i].ms[c]));
         for (int c = 0; c < BW_SWEEP_CASES; c++)
             fprintf(fp, ",%.6f", points[i].ms[c]);
+        for (int c = 0; c < BW_SWEEP_CASES; c++)
+            fprintf(fp, ",%.6f", points[i].min_ms[c]);
+        for (int c = 0; c < BW_SWEEP_CASES; c++)
+            fprintf(fp, ",%.6f", points[i].max_ms[c]);
         fprintf(fp, "\n");
     }
     return ferror(fp) ? -1 : 0;

@@ -50,17 +50,26 @@ enum { BW_PAGEABLE_H2D, BW_PAGEABLE_D2H, BW_PINNED_H2D, BW_PINNED_D2H,
        BW_SWEEP_CASES };
 extern const char *const bw_sweep_names[BW_SWEEP_CASES];
 
-/* One size of the sweep: median ms of each case, one direction each. */
+/* One size of the sweep: median, fastest and slowest time of the timed
+ * runs of each case, in ms, one direction each (0 where not measured). */
 typedef struct {
     size_t bytes;
     double ms[BW_SWEEP_CASES];
+    double min_ms[BW_SWEEP_CASES], max_ms[BW_SWEEP_CASES];
 } bw_sweep_point;
 
-/* A size column (binary units) and one GB/s column per case. */
+/* The spread of case `which` at one size: slowest / fastest run (1.00
+ * when every run took as long); NaN when the fastest time is not > 0. */
+double bw_sweep_spread(const bw_sweep_point *point, int which);
+
+/* A size column (binary units) and one GB/s column (of the median) per
+ * case; after each pageable case, its spread ("1.07x", or "-" when
+ * bw_sweep_spread is NaN). */
 char *bw_format_sweep(const bw_sweep_point *points, size_t n);
 
-/* "bytes,<case>_gbps x4,<case>_ms x4" then one line per size. Returns 0,
- * or -1 if a write failed. */
+/* "bytes,<case>_gbps x4,<case>_ms x4" (medians), then "<case>_min_ms x4,
+ * <case>_max_ms x4", one line per size. Returns 0, or -1 if a write
+ * failed. */
 int bw_write_sweep_csv(FILE *fp, const bw_sweep_point *points, size_t n);
 
 /* The smallest size at which `which` reaches half of its best GB/s in the

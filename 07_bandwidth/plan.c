@@ -1,4 +1,4 @@
-/* plan.c - sweep sizes, chunking and the PCIe link. */
+/* plan.c - sweep sizes and order, chunking and the PCIe link. */
 #include "plan.h"
 
 #include <stdio.h>
@@ -20,6 +20,15 @@ size_t bw_sweep_sizes(size_t min, size_t max, size_t *out, size_t cap)
         size = size > max / 2 ? max : size * 2;
     }
     return n;
+}
+
+void bw_sweep_order(int round, int order[BW_SWEEP_CASES])
+{
+    int pinned_first = round % 2 != 0;
+    order[0] = pinned_first ? BW_PINNED_H2D : BW_PAGEABLE_H2D;
+    order[1] = pinned_first ? BW_PINNED_D2H : BW_PAGEABLE_D2H;
+    order[2] = pinned_first ? BW_PAGEABLE_H2D : BW_PINNED_H2D;
+    order[3] = pinned_first ? BW_PAGEABLE_D2H : BW_PINNED_D2H;
 }
 
 void bw_chunk(size_t total, size_t chunks, size_t index, size_t *first,

@@ -11,14 +11,23 @@ fi
 dir=$(mktemp -d) || exit 1
 trap 'rm -rf "$dir"' EXIT
 
-# The columns 07_bandwidth --sweep --csv writes (see chart.c).
+# The columns 07_bandwidth --sweep --csv writes (see chart.c); plot.gp
+# draws the first five.
 {
     echo "bytes,pageable_h2d_gbps,pageable_d2h_gbps,pinned_h2d_gbps,\
-pinned_d2h_gbps,pageable_h2d_ms,pageable_d2h_ms,pinned_h2d_ms,pinned_d2h_ms"
-    echo "4096,0.50,0.60,1.50,1.40,0.008192,0.006827,0.002731,0.002926"
-    echo "65536,3.10,3.50,15.20,14.80,0.021141,0.018725,0.004312,0.004428"
-    echo "1048576,9.80,8.90,45.10,44.00,0.106998,0.117817,0.023250,0.023831"
-    echo "16777216,12.50,11.00,54.90,53.70,1.342177,1.525201,0.305596,0.312425"
+pinned_d2h_gbps,pageable_h2d_ms,pageable_d2h_ms,pinned_h2d_ms,pinned_d2h_ms,\
+pageable_h2d_min_ms,pageable_d2h_min_ms,pinned_h2d_min_ms,pinned_d2h_min_ms,\
+pageable_h2d_max_ms,pageable_d2h_max_ms,pinned_h2d_max_ms,pinned_d2h_max_ms"
+    echo "4096,0.50,0.60,1.50,1.40,0.008192,0.006827,0.002731,0.002926,\
+0.007900,0.006500,0.002700,0.002900,0.009100,0.007400,0.002800,0.003000"
+    echo "65536,3.10,3.50,15.20,14.80,0.021141,0.018725,0.004312,0.004428,\
+0.020500,0.018100,0.004300,0.004400,0.023900,0.020200,0.004400,0.004500"
+    echo "1048576,9.80,8.90,45.10,44.00,0.106998,0.117817,0.023250,\
+0.023831,0.101000,0.112000,0.023100,0.023700,0.121000,0.129000,0.023400,\
+0.024000"
+    echo "16777216,12.50,11.00,54.90,53.70,1.342177,1.525201,0.305596,\
+0.312425,1.290000,1.480000,0.305000,0.312000,1.530000,1.700000,0.306000,\
+0.313000"
 } >"$dir/sweep.csv"
 
 if ! make -s -C "$src" CHAPTERS=07_bandwidth BUILD="$dir/build" \

@@ -3,6 +3,8 @@
 #include "../07_bandwidth/chart.h"
 #include "test.h"
 
+#include <math.h>
+
 /* Writes through fn into a temporary file and returns its text. */
 static char *captured(int (*fn)(FILE *, const void *, size_t),
                       const void *data, size_t n)
@@ -89,26 +91,49 @@ int main(void)
         "\"H2D + D2H at \"\"once\"\"\",\"1600000000 B H2D+D2H\",29.900000,"
         "107.0000\n");
 
-    /* The sweep: GB/s = bytes / ms / 1e6. */
+    /* The sweep: GB/s = bytes / ms / 1e6 of the median; the spread of
+     * each pageable case is its slowest over its fastest run, "-" where
+     * the runs are not known. */
     bw_sweep_point points[3] = {
-        {4096, {0.008, 0.007, 0.0027, 0.0029}},
-        {1 << 20, {0.1, 0.12, 0.023, 0.024}},
-        {1 << 30, {90, 100, 19.6, 20}},
+        {4096, {0.008, 0.007, 0.0027, 0.0029},
+         {0.008, 0.0056, 0.0025, 0.0029}, {0.0092, 0.007, 0.003, 0.0029}},
+        {1 << 20, {0.1, 0.12, 0.023, 0.024}, {0.1, 0.12, 0.023, 0.024},
+         {0.1, 0.12, 0.023, 0.024}},
+        {1 << 30, {90, 100, 19.6, 20}, {0, 0, 0, 0}, {0, 0, 0, 0}},
     };
+    EXPECT(fabs(bw_sweep_spread(&points[0], BW_PAGEABLE_H2D) - 1.15) < 1e-12);
+    EXPECT(fabs(bw_sweep_spread(&points[0], BW_PAGEABLE_D2H) - 1.25) < 1e-12);
+    EXPECT(fabs(bw_sweep_spread(&points[0], BW_PINNED_H2D) - 1.2) < 1e-12);
+    EXPECT(bw_sweep_spread(&points[1], BW_PINNED_D2H) == 1.0);
+    EXPECT(isnan(bw_sweep_spread(&points[2], BW_PAGEABLE_H2D)));
+    bw_sweep_point negative = {8, {1, 1, 1, 1}, {-1, 1, 1, 1}, {1, 1, 1, 1}};
+    EXPECT(isnan(bw_sweep_spread(&negative, BW_PAGEABLE_H2D)));
     EXPECT_STR(bw_format_sweep(points, 3),
-        "      size  pageable H2D  pageable D2H    pinned H2D    pinned D2H"
-        "   (GB/s)\n"
-        "     4 KiB          0.51          0.59          1.52          1.41\n"
-        "     1 MiB         10.49          8.74         45.59         43.69\n"
-        "     1 GiB         11.93         10.74         54.78         53.69\n");
+        "      size  pageable H2D  spread  pageable D2H  spread"
+        "    pinned H2D    pinned D2H   (GB/s)\n"
+        "     4 KiB          0.51   1.15x          0.59   1.25x"
+        "          1.52          1.41\n"
+        "     1 MiB         10.49   1.00x          8.74   1.00x"
+        "         45.59         43.69\n"
+        "     1 GiB         11.93       -         10.74       -"
+        "         54.78         53.69\n");
+    EXPECT_STR(bw_format_sweep(points, 0),
+        "      size  pageable H2D  spread  pageable D2H  spread"
+        "    pinned H2D    pinned D2H   (GB/s)\n");
+    /* The CSV keeps its first nine columns (plot.gp reads them) and adds
+     * each case's fastest and slowest run. */
     EXPECT_STR(captured(sweep_csv, points, 2),
         "bytes,pageable_h2d_gbps,pageable_d2h_gbps,pinned_h2d_gbps,"
         "pinned_d2h_gbps,pageable_h2d_ms,pageable_d2h_ms,pinned_h2d_ms,"
-        "pinned_d2h_ms\n"
+        "pinned_d2h_ms,pageable_h2d_min_ms,pageable_d2h_min_ms,"
+        "pinned_h2d_min_ms,pinned_d2h_min_ms,pageable_h2d_max_ms,"
+        "pageable_d2h_max_ms,pinned_h2d_max_ms,pinned_d2h_max_ms\n"
         "4096,0.5120,0.5851,1.5170,1.4124,0.008000,0.007000,0.002700,"
-        "0.002900\n"
+        "0.002900,0.008000,0.005600,0.002500,0.002900,0.009200,0.007000,"
+        "0.003000,0.002900\n"
         "1048576,10.4858,8.7381,45.5903,43.6907,0.100000,0.120000,0.023000,"
-        "0.024000\n");
+        "0.024000,0.100000,0.120000,0.023000,0.024000,0.100000,0.120000,"
+        "0.023000,0.024000\n");
 
     /* Half of the best pinned H2D rate (54.78 / 2) is first reached at
      * 1 MiB; pageable H2D's best is 11.93, half 5.97: also 1 MiB. */

@@ -32,6 +32,32 @@ int main(void)
     n = bw_sweep_sizes(SIZE_MAX / 2 + 1, SIZE_MAX, sizes, 64);
     EXPECT(n == 2 && sizes[1] == SIZE_MAX);
 
+    /* The sweep's rounds: each makes all four copies once, each H2D just
+     * before the D2H that copies its bytes back; the pageable pair leads
+     * in even rounds, the pinned pair in odd ones. */
+    for (int round = 0; round < 6; round++) {
+        int order[BW_SWEEP_CASES], seen[BW_SWEEP_CASES] = {0};
+        bw_sweep_order(round, order);
+        for (int k = 0; k < BW_SWEEP_CASES; k++) {
+            EXPECT(order[k] >= 0 && order[k] < BW_SWEEP_CASES);
+            if (order[k] >= 0 && order[k] < BW_SWEEP_CASES)
+                seen[order[k]]++;
+        }
+        for (int c = 0; c < BW_SWEEP_CASES; c++)
+            EXPECT(seen[c] == 1);
+        int first = round % 2 ? BW_PINNED_H2D : BW_PAGEABLE_H2D;
+        int second = round % 2 ? BW_PAGEABLE_H2D : BW_PINNED_H2D;
+        EXPECT(order[0] == first && order[1] == first + 1);
+        EXPECT(order[2] == second && order[3] == second + 1);
+    }
+    int even[BW_SWEEP_CASES], odd[BW_SWEEP_CASES];
+    bw_sweep_order(0, even);
+    bw_sweep_order(1, odd);
+    EXPECT(even[0] == BW_PAGEABLE_H2D && even[1] == BW_PAGEABLE_D2H &&
+           even[2] == BW_PINNED_H2D && even[3] == BW_PINNED_D2H);
+    EXPECT(odd[0] == BW_PINNED_H2D && odd[1] == BW_PINNED_D2H &&
+           odd[2] == BW_PAGEABLE_H2D && odd[3] == BW_PAGEABLE_D2H);
+
     /* Chunks: contiguous, covering everything, sizes differing by <= 1. */
     size_t first, count, next = 0;
     for (size_t c = 0; c < 4; c++) {
