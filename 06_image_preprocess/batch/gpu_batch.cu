@@ -9,8 +9,12 @@
  *       memory) + H2D of the CPU-decoded planes -> the fused normalize +
  *       flip kernel over the whole batch -> sampled rows D2H (the check)
  *       [-> the whole batch D2H and into the .npy, with --out-npy]
- * Three batch buffers turn in order: one filled by the readers, two on
- * the GPU. A GPU-decoded image crosses PCIe only as its compressed file;
+ * Four batch buffers turn in order: batches k + 1 and k + 2 queued for
+ * the readers, batch k being submitted, batch k - 1 on the GPU. The
+ * readers go from one batch to the next without waiting for the main
+ * thread, so the slow CPU decodes (progressive JPEGs) keep all of them
+ * busy while the main thread submits. A GPU-decoded image crosses PCIe
+ * only as its compressed file;
  * what comes back is the check's sampled rows (and, with --out-npy, the
  * tensor).
  *
@@ -47,11 +51,12 @@
 #include "nvjpeg_decoder.h"
 #include "reader_pool.h"
 
-enum { BUFFERS = 3, ERR_LEN = 1280, MAX_REASONS = 16 };
+enum { BUFFERS = 4, ERR_LEN = 1280, MAX_REASONS = 16 };
 #define SAMPLE_ROWS ((size_t)8)
 static const size_t MAX_DEFAULT_BATCH = 256, MIN_DEFAULT_BATCH = 16;
 /* Default batch: up to this many pixels, so that big images take fewer
- * per batch and the buffers stay near 1 GiB of device memory. */
+ * per batch and each buffer stays near 640 MiB of device memory (its
+ * planes and its float32 tensor). */
 static const size_t BATCH_PIXELS = (size_t)1 << 27;
 static const int MAX_DEFAULT_THREADS = 16;
 static const double PROGRESS_EVERY_MS = 250;
@@ -60,9 +65,13 @@ static const double READERS_BOUND_SHARE = 0.8;
  * (the routed: line counts them all). */
 static const int MAX_FAILURE_LINES = 3;
 
+struct gpu_run;
+
 /* One batch in flight: its files' bytes, their routes, the staging of
  * the CPU-decoded planes, and its part of the tensor on the GPU. */
 typedef struct {
+    struct gpu_run *run;       /* the run it belongs to */
+    size_t job;                /* the readers' job that fills it */
     size_t first, count;       /* images first .. first + count - 1 */
     uint8_t *h_bits;           /* the files, pinned, one after another */
     size_t *offset;            /* each file's place in h_bits */
@@ -78,7 +87,7 @@ typedef struct {
 } batch_buf;
 
 /* The run's state, shared with the reader threads. */
-typedef struct {
+typedef struct gpu_run {
     const batch_options *b;
     batch_source *src;
     const size_t *bytes;       /* each file's size */
@@ -88,7 +97,6 @@ typedef struct {
     int quiet;                 /* 1: "skipped:" lines already printed */
     int batch_failures;        /* batches nvJPEG failed, lines printed */
     reader_pool *pool;         /* the reader threads */
-    batch_buf *job;            /* the batch being read */
     double *busy_ms;           /* per reader thread */
     /* results, by image index */
     uint8_t *gpu_decoded;      /* 1: decoded by nvJPEG */
@@ -146,8 +154,8 @@ static int cpu_decode(const gpu_run *r, size_t image, const uint8_t *bits,
  * not. */
 static void read_item(void *ctx, size_t j, int thread)
 {
-    gpu_run *r = (gpu_run *)ctx;
-    batch_buf *x = r->job;
+    batch_buf *x = (batch_buf *)ctx;
+    gpu_run *r = x->run;
     double start = cm_now_ms();
     size_t image = x->first + j;
     size_t len = r->bytes[image];
@@ -321,6 +329,14 @@ static void set_batch(const gpu_run *r, batch_buf *x, size_t first)
     }
 }
 
+/* Queues batch k, in buffer x, for the readers. */
+static void read_batch(gpu_run *r, batch_buf *x, size_t k)
+{
+    set_batch(r, x, k * r->max_batch);
+    x->run = r;
+    x->job = rp_post(r->pool, read_item, x, x->count);
+}
+
 /* One pass over every file. Returns the tensor images made. */
 static size_t one_pass(gpu_run *r, batch_buf *bufs, cudaStream_t stream,
                        FILE *out, route_counts *routes, main_time *t,
@@ -330,27 +346,24 @@ static size_t one_pass(gpu_run *r, batch_buf *bufs, cudaStream_t stream,
     size_t out_count = 0;
     int show_progress = isatty(STDERR_FILENO);
     double shown = cm_now_ms();
-    set_batch(r, &bufs[0], 0);
-    /* Batch 0 is read before the loop; from then on batch k + 1 is read
-     * while batch k goes to the GPU. */
-    r->job = &bufs[0];
-    rp_post(r->pool, read_item, r, bufs[0].count);
+    /* Batches 0 and 1 are queued before the loop; from then on batch
+     * k + 2 is queued while batch k goes to the GPU, so the readers
+     * always have a batch to go on with. */
+    for (size_t k = 0; k < 2 && k < n_batches; k++)
+        read_batch(r, &bufs[k], k);
     for (size_t k = 0; k < n_batches; k++) {
         batch_buf *x = &bufs[k % BUFFERS];
         double start = cm_now_ms();
-        rp_wait(r->pool);
+        rp_wait_job(r->pool, x->job);
         t->wait_read_ms += cm_now_ms() - start;
-        /* The next buffer last held batch k - 2, which used the same
-         * nvJPEG state as batch k: it is finished first, then refilled
-         * with batch k + 1 while batch k goes to the GPU. */
-        batch_buf *y = &bufs[(k + 1) % BUFFERS];
+        /* Buffer k + 2 last held batch k - 2, which used the same nvJPEG
+         * state as batch k: it is finished first (the .npy gets its
+         * batches in order), then refilled with batch k + 2. */
+        batch_buf *y = &bufs[(k + 2) % BUFFERS];
         if (y->in_flight)
             *write_failed |= finish(r, y, out, t);
-        if (k + 1 < n_batches) {
-            set_batch(r, y, (k + 1) * r->max_batch);
-            r->job = y;
-            rp_post(r->pool, read_item, r, y->count);
-        }
+        if (k + 2 < n_batches)
+            read_batch(r, y, k + 2);
         submit(r, x, (int)(k % NJ_STATES), &out_count, routes, stream, t);
         if (show_progress && cm_now_ms() - shown >= PROGRESS_EVERY_MS) {
             fprintf(stderr, "\r%s: %zu / %zu images", label,

@@ -1,19 +1,45 @@
-/* reader_pool.c - one job at a time, its items taken in turn. */
+/* reader_pool.c - jobs queued in order, their items taken in turn. */
 #include "reader_pool.h"
 
 #include <pthread.h>
 #include <stdlib.h>
 
-struct reader_pool {
-    pthread_mutex_t mu;
-    pthread_cond_t work, idle;  /* items to take; the job is done */
+/* A queued job; job number n lives in slot n % RP_MAX_JOBS. */
+typedef struct {
     rp_item_fn fn;
     void *ctx;
-    size_t next, count, remaining;
+    size_t number, next, count, remaining;
+} rp_job;
+
+struct reader_pool {
+    pthread_mutex_t mu;
+    pthread_cond_t work, idle;  /* items to take; a job is done */
+    rp_job jobs[RP_MAX_JOBS];
+    size_t posted;              /* jobs posted so far */
+    size_t taking;              /* the oldest job with items to hand out */
     int stop, n_threads;
     pthread_t *threads;
     struct worker { reader_pool *pool; int id; } *workers;
 };
+
+/* Moves p->taking past the jobs whose items are all handed out. Returns
+ * the job to take from, or NULL. Called with p->mu held. */
+static rp_job *job_to_take(reader_pool *p)
+{
+    while (p->taking < p->posted) {
+        rp_job *j = &p->jobs[p->taking % RP_MAX_JOBS];
+        if (j->next < j->count)
+            return j;
+        p->taking++;
+    }
+    return NULL;
+}
+
+static int job_done(const reader_pool *p, size_t number)
+{
+    const rp_job *j = &p->jobs[number % RP_MAX_JOBS];
+    return number >= p->posted ? 1 : j->number != number || j->remaining == 0;
+}
 
 static void *worker_main(void *arg)
 {
@@ -21,17 +47,18 @@ static void *worker_main(void *arg)
     reader_pool *p = w->pool;
     pthread_mutex_lock(&p->mu);
     for (;;) {
-        while (!p->stop && p->next >= p->count)
+        rp_job *j;
+        while (!p->stop && (j = job_to_take(p)) == NULL)
             pthread_cond_wait(&p->work, &p->mu);
         if (p->stop)
             break;
-        size_t item = p->next++;
-        rp_item_fn fn = p->fn;
-        void *ctx = p->ctx;
+        size_t item = j->next++;
+        rp_item_fn fn = j->fn;
+        void *ctx = j->ctx;
         pthread_mutex_unlock(&p->mu);
         fn(ctx, item, w->id);
         pthread_mutex_lock(&p->mu);
-        if (--p->remaining == 0)
+        if (--j->remaining == 0)
             pthread_cond_broadcast(&p->idle);
     }
     pthread_mutex_unlock(&p->mu);
@@ -69,23 +96,41 @@ reader_pool *rp_start(int n_threads)
     return p;
 }
 
-void rp_post(reader_pool *p, rp_item_fn fn, void *ctx, size_t count)
+size_t rp_post(reader_pool *p, rp_item_fn fn, void *ctx, size_t count)
 {
     pthread_mutex_lock(&p->mu);
-    p->fn = fn;
-    p->ctx = ctx;
-    p->next = 0;
-    p->count = count;
-    p->remaining = count;
+    size_t number = p->posted;
+    /* The slot's previous job must be done before it is reused. */
+    while (number >= RP_MAX_JOBS && !job_done(p, number - RP_MAX_JOBS))
+        pthread_cond_wait(&p->idle, &p->mu);
+    rp_job *j = &p->jobs[number % RP_MAX_JOBS];
+    j->fn = fn;
+    j->ctx = ctx;
+    j->number = number;
+    j->next = 0;
+    j->count = count;
+    j->remaining = count;
+    p->posted = number + 1;
     pthread_cond_broadcast(&p->work);
+    pthread_mutex_unlock(&p->mu);
+    return number;
+}
+
+void rp_wait_job(reader_pool *p, size_t job)
+{
+    pthread_mutex_lock(&p->mu);
+    while (!job_done(p, job))
+        pthread_cond_wait(&p->idle, &p->mu);
     pthread_mutex_unlock(&p->mu);
 }
 
 void rp_wait(reader_pool *p)
 {
     pthread_mutex_lock(&p->mu);
-    while (p->remaining > 0)
-        pthread_cond_wait(&p->idle, &p->mu);
+    for (size_t n = p->posted > RP_MAX_JOBS ? p->posted - RP_MAX_JOBS : 0;
+         n < p->posted; n++)
+        while (!job_done(p, n))
+            pthread_cond_wait(&p->idle, &p->mu);
     pthread_mutex_unlock(&p->mu);
 }
 
