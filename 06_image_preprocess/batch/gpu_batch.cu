@@ -2,9 +2,10 @@
  * tensor that stays on the GPU, JPEGs decoded by nvJPEG's hardware
  * decoder, everything else by stb_image on CPU threads.
  *
- *   reader threads: read batch k+1's files into pinned memory, screen
- *       each (jpeg_screen.c, then nvJPEG's own check), decode the refused
- *       ones with stb_image into pinned staging
+ *   reader threads: read the files of batches k+1 and k+2 (queued in
+ *       that order) into pinned memory, screen each (jpeg_screen.c,
+ *       then nvJPEG's own check), decode the refused ones with stb_image
+ *       into pinned staging
  *   main thread: batch k -> nvjpegDecodeBatched (luma planes, in device
  *       memory) + H2D of the CPU-decoded planes -> the fused normalize +
  *       flip kernel over the whole batch -> sampled rows D2H (the check)
@@ -12,10 +13,10 @@
  * Four batch buffers turn in order: batches k + 1 and k + 2 queued for
  * the readers, batch k being submitted, batch k - 1 on the GPU. The
  * readers go from one batch to the next without waiting for the main
- * thread, so the slow CPU decodes (progressive JPEGs) keep all of them
- * busy while the main thread submits. A GPU-decoded image crosses PCIe
- * only as its compressed file;
- * what comes back is the check's sampled rows (and, with --out-npy, the
+ * thread: a batch's last slow CPU decodes (progressive JPEGs) do not
+ * leave the other readers idle, nor does the main thread's submitting.
+ * A GPU-decoded image crosses PCIe only as its compressed file; what
+ * comes back is the check's sampled rows (and, with --out-npy, the
  * tensor).
  *
  * The check, after the timed passes: every image decoded again by
