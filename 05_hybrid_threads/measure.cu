@@ -144,19 +144,21 @@ static void check_full_product(cm_verdict *v, const task_data *d)
 /* The median over the alone runs of each of their times. */
 static alone_times alone_medians(const alone_times *t, int runs)
 {
-    double *v = (double *)cm_host_alloc(4 * (size_t)runs * sizeof *v,
+    double *v = (double *)cm_host_alloc(5 * (size_t)runs * sizeof *v,
                                         "alone times");
     for (int i = 0; i < runs; i++) {
         v[i] = t[i].cpu_ms;
         v[runs + i] = t[i].h2d_ms;
         v[2 * runs + i] = t[i].gemm_ms;
         v[3 * runs + i] = t[i].d2h_ms;
+        v[4 * runs + i] = t[i].one_thread_ms;
     }
-    alone_times m = t[0];       /* one_thread_ms: measured in run 0 only */
+    alone_times m = t[0];
     m.cpu_ms = cm_stats_of(v, runs).median_ms;
     m.h2d_ms = cm_stats_of(v + runs, runs).median_ms;
     m.gemm_ms = cm_stats_of(v + 2 * runs, runs).median_ms;
     m.d2h_ms = cm_stats_of(v + 3 * runs, runs).median_ms;
+    m.one_thread_ms = cm_stats_of(v + 4 * runs, runs).median_ms;
     free(v);
     return m;
 }
@@ -258,7 +260,7 @@ void measure_mode(int mode, const settings *s, int warmup, int repeat,
          * state of the host (its clocks, the other loads on it). */
         if (mode == PIPELINE && slot < repeat) {
             run_failure failure;
-            if (pipeline_alone(r.pipe, slot == 0, alone_rec + slot * t,
+            if (pipeline_alone(r.pipe, 1, alone_rec + slot * t,
                                &alone[slot], &failure) != 0) {
                 pipeline_destroy(r.pipe);   /* stops its threads */
                 fail_exit(mode, &r, &failure);
