@@ -119,6 +119,48 @@ static void test_built_headers(void)
                   "several scans"));
 }
 
+static int hybrid_built(int sof, int precision, int n, const int *ids,
+                        const int *hv, int scan, int jfif, int adobe)
+{
+    uint8_t buf[256];
+    size_t len = make_header(buf, sof, precision, n, ids, hv, scan, jfif,
+                             adobe);
+    return js_hybrid_ok(buf, len);
+}
+
+/* What nvJPEG's hybrid path may take of what the screen sends away:
+ * 8-bit Huffman JPEGs whose Y plane is stb_image's gray. */
+static void test_hybrid_choice(void)
+{
+    const int gray_id[1] = {1}, gray_hv[1] = {0x11};
+    const int s444[3] = {0x11, 0x11, 0x11}, s411[3] = {0x41, 0x11, 0x11};
+    const int odd[3] = {0x11, 0x22, 0x22};
+    EXPECT(hybrid_built(0xC2, 8, 3, YCC, S420, 1, 1, -1));
+    EXPECT(hybrid_built(0xC2, 8, 1, gray_id, gray_hv, 1, 1, -1));
+    EXPECT(hybrid_built(0xC0, 8, 3, YCC, S420, 1, 1, -1));  /* 3 scans */
+    EXPECT(hybrid_built(0xC0, 8, 3, YCC, S420, 3, 1, -1));
+    EXPECT(!hybrid_built(0xC2, 12, 3, YCC, S420, 1, 1, -1));
+    EXPECT(!hybrid_built(0xC6, 8, 3, YCC, S420, 1, 1, -1));
+    EXPECT(!hybrid_built(0xCA, 8, 3, YCC, S420, 1, 1, -1));
+    EXPECT(!hybrid_built(0xC3, 8, 3, YCC, S420, 3, 1, -1));
+    EXPECT(!hybrid_built(0xC2, 8, 3, RGB_IDS, s444, 1, 0, -1));
+    EXPECT(!hybrid_built(0xC2, 8, 3, YCC, s444, 1, 0, 0));
+    EXPECT(!hybrid_built(0xC2, 8, 3, YCC, s411, 1, 1, -1));
+    EXPECT(!hybrid_built(0xC2, 8, 3, YCC, odd, 1, 1, -1));
+    const int cmyk_ids[4] = {1, 2, 3, 4}, cmyk_hv[4] = {0x11, 0x11, 0x11,
+                                                        0x11};
+    EXPECT(!hybrid_built(0xC2, 8, 4, cmyk_ids, cmyk_hv, 1, 0, 0));
+    /* Not a JPEG, or cut short: never. */
+    const uint8_t png[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1A, '\n'};
+    EXPECT(!js_hybrid_ok(png, sizeof png));
+    uint8_t buf[256];
+    make_header(buf, 0xC2, 8, 3, YCC, S420, 1, 1, -1);
+    int none = 1;
+    for (size_t cut = 0; cut < 40; cut++)
+        none &= !js_hybrid_ok(buf, cut);
+    EXPECT(none);
+}
+
 static void test_bad_bytes(void)
 {
     uint8_t buf[256];
@@ -167,6 +209,8 @@ static void test_corpus_files(void)
                             : why == NULL);
         EXPECT(h.width == W && h.height == H &&
                h.components == cases[k].components);
+        /* what the screen refuses here, the hybrid path takes */
+        EXPECT(js_hybrid_ok(out.data, out.len));
         free(out.data);
     }
     free(rgb);
@@ -231,6 +275,7 @@ static void test_survey(void)
 int main(void)
 {
     test_built_headers();
+    test_hybrid_choice();
     test_bad_bytes();
     test_corpus_files();
     test_decoder_choice();

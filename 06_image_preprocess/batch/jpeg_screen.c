@@ -91,6 +91,30 @@ static int hardware_subsampling(const js_header *h)
     return (h->h[0] == 1 || h->h[0] == 2) && (h->v[0] == 1 || h->v[0] == 2);
 }
 
+static int rgb_coded(const js_header *h)
+{
+    return (h->component_id[0] == 'R' && h->component_id[1] == 'G' &&
+            h->component_id[2] == 'B') ||
+           (h->adobe_transform == 0 && !h->jfif);
+}
+
+int js_hybrid_ok(const uint8_t *data, size_t len)
+{
+    js_header h;
+    memset(&h, 0, sizeof h);
+    h.adobe_transform = -1;
+    if (walk(data, len, &h) != NULL)
+        return 0;
+    /* Huffman-coded, sequential or progressive, 8 bits */
+    if ((h.sof != 0xC0 && h.sof != 0xC1 && h.sof != 0xC2) ||
+        h.precision != 8 || h.width == 0 || h.height == 0)
+        return 0;
+    if (h.components == 1)
+        return 1;
+    /* Y, Cb, Cr with Y at full size: its plane is stb_image's gray */
+    return h.components == 3 && !rgb_coded(&h) && hardware_subsampling(&h);
+}
+
 const char *js_screen(const uint8_t *data, size_t len, js_header *out)
 {
     js_header h;
@@ -126,9 +150,7 @@ const char *js_screen(const uint8_t *data, size_t len, js_header *out)
     /* stb_image's test: such a file holds R, G, B, not Y, Cb, Cr, and its
      * gray is computed from the three, so it is decoded where that is
      * done. */
-    if ((h.component_id[0] == 'R' && h.component_id[1] == 'G' &&
-         h.component_id[2] == 'B') ||
-        (h.adobe_transform == 0 && !h.jfif))
+    if (rgb_coded(&h))
         return "RGB-coded JPEG";
     if (!hardware_subsampling(&h))
         return "JPEG chroma subsampling other than 4:4:4, 4:2:2, 4:2:0 "

@@ -39,6 +39,13 @@ typedef struct {
  * JPEG", ...), a string constant. h may be NULL. */
 const char *js_screen(const uint8_t *data, size_t len, js_header *h);
 
+/* 1 if nvJPEG's hybrid path (nvjpeg_decoder.cu) may take a file that
+ * js_screen sent away: an 8-bit Huffman-coded JPEG, sequential or
+ * progressive (one scan or several), gray or YCbCr with the Y component
+ * at full size (4:4:4, 4:2:2, 4:2:0, 4:4:0), so that its Y plane is
+ * what stb_image returns as gray. Else 0: stb_image decodes it. */
+int js_hybrid_ok(const uint8_t *data, size_t len);
+
 typedef enum { DECODER_AUTO, DECODER_GPU, DECODER_CPU } decoder_request;
 
 /* The decoders a run uses, decided before the GPU is touched. */
