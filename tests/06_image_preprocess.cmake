@@ -195,22 +195,23 @@ set_tests_properties(${ch}.jpeg_corpora PROPERTIES LABELS cpu
                      FIXTURES_SETUP jpegs06)
 # GPU: each kind of file goes where it must, and every image matches
 # stb_image's decode within one level on the sampled rows (PASS).
-# decoded(SUFFIX GPU CPU ARGS...): GPU images on the GPU, CPU on the CPU.
-function(decoded suffix gpu cpu)
+# decoded(SUFFIX GPU HYBRID CPU ARGS...): GPU images on the GPU, HYBRID of
+# them (progressive JPEGs) by nvJPEG's hybrid path, CPU on the CPU.
+function(decoded suffix gpu hybrid cpu)
   add_test(${ch}.gpu_decode_${suffix} ${decode_sh} routed "${bin}" ${gpu}
-           ${cpu} ${ARGN})
+           ${hybrid} ${cpu} ${ARGN})
   set_tests_properties(${ch}.gpu_decode_${suffix} PROPERTIES LABELS gpu
                        SKIP_RETURN_CODE 77 FIXTURES_REQUIRED jpegs06)
 endfunction()
-decoded(baseline 24 0 --decoder gpu "${jpegs}/baseline")
-decoded(progressive 0 12 --decoder gpu "${jpegs}/progressive")
-decoded(gray 12 0 --decoder gpu "${jpegs}/gray")
-decoded(odd_size 12 0 --decoder gpu "${jpegs}/odd")
+decoded(baseline 24 0 0 --decoder gpu "${jpegs}/baseline")
+decoded(progressive 12 12 0 --decoder gpu "${jpegs}/progressive")
+decoded(gray 12 0 0 --decoder gpu "${jpegs}/gray")
+decoded(odd_size 12 0 0 --decoder gpu "${jpegs}/odd")
 # 37 files in batches of 8: a short last batch, 9 progressive among them.
-decoded(mixed 28 9 --batch-size 8 "${jpegs}/mixed")
-decoded(mixed_npy 28 9 --decoder gpu --batch-size 5 --threads 3
+decoded(mixed 37 9 0 --batch-size 8 "${jpegs}/mixed")
+decoded(mixed_npy 37 9 0 --decoder gpu --batch-size 5 --threads 3
         "${jpegs}/mixed" --out-npy "${jpegs}/mixed.npy")
-decoded(cpu_kept 0 37 --decoder cpu --keep-on-gpu "${jpegs}/mixed")
+decoded(cpu_kept 0 0 37 --decoder cpu --keep-on-gpu "${jpegs}/mixed")
 add_test(${ch}.gpu_decode_bare ${RUN} pass "${bin}" --bare-decode
          --batch-size 10 "${jpegs}/mixed")
 add_test(${ch}.gpu_decode_repeatable ${decode_sh} repeatable "${bin}"

@@ -6,9 +6,10 @@
 #       writes the JPEG folders the tests read into DIR (no GPU):
 #       baseline, progressive, gray, odd (333 x 217), mixed (37 files, a
 #       quarter progressive)
-#   decode_tests.sh routed BIN GPU CPU ARGS...
-#       a run that prints PASS and routes GPU images to the GPU decoder
-#       and CPU images to the CPU ("routed: ..." line); 77 without a GPU
+#   decode_tests.sh routed BIN GPU HYBRID CPU ARGS...
+#       a run that prints PASS and routes GPU images to the GPU (HYBRID
+#       of them by nvJPEG's hybrid path) and CPU images to the CPU
+#       ("routed: ..." line); 77 without a GPU
 #   decode_tests.sh repeatable BIN DIR OUT
 #       two runs of the GPU decoder on DIR write identical .npy files
 mode=$1 bin=$2
@@ -28,14 +29,16 @@ corpora)
     mk mixed 37 imagenet mixed
     ;;
 routed)
-    gpu=$1 cpu=$2
-    shift 2
+    gpu=$1 hybrid=$2 cpu=$3
+    shift 3
     out=$(mktemp) || exit 1
     trap 'rm -f "$out"' EXIT
     "$bin" "$@" >"$out" 2>&1
     rc=$?
     [ $rc -eq 77 ] && { cat "$out"; exit 77; }
-    want="routed: $gpu images decoded on the GPU, $cpu on the CPU"
+    want="routed: $gpu images decoded on the GPU"
+    [ "$hybrid" -gt 0 ] && want="$want ($hybrid of them by [^)]*)"
+    want="$want, $cpu on the CPU"
     if [ $rc -ne 0 ] || ! grep -q '^PASS' "$out" ||
         ! grep -q "^$want" "$out"; then
         cat "$out"

@@ -1,11 +1,15 @@
 /* gpu_batch.cu - the batched pipeline: files into an (N, H, W) float32
  * tensor that stays on the GPU, JPEGs decoded by nvJPEG's hardware
- * decoder, everything else by stb_image on CPU threads.
+ * decoder, progressive JPEGs by nvJPEG's hybrid path (Huffman decoding
+ * on the reader threads, the inverse DCT on the GPU), everything else by
+ * stb_image on CPU threads.
  *
  *   reader threads: read the files of batches k+1 and k+2 (queued in
  *       that order) into pinned memory, screen each (jpeg_screen.c,
- *       then nvJPEG's own check), decode the refused ones with stb_image
- *       into pinned staging
+ *       then nvJPEG's own check); decode the refused ones that
+ *       js_hybrid_ok takes with nvJPEG's hybrid path straight into the
+ *       batch's device planes (the thread waits for its own stream), the
+ *       rest with stb_image into pinned staging
  *   main thread: batch k -> nvjpegDecodeBatched (luma planes, in device
  *       memory) + H2D of the CPU-decoded planes -> the fused normalize +
  *       flip kernel over the whole batch -> sampled rows D2H (the check)
@@ -77,6 +81,8 @@ typedef struct {
     uint8_t *h_bits;           /* the files, pinned, one after another */
     size_t *offset;            /* each file's place in h_bits */
     const char **route;        /* NULL: the GPU decodes it; else why not */
+    uint8_t *hybrid;           /* 1: decoded by the hybrid path, on the
+                                * GPU, into d_planes at its item index */
     int *bad;                  /* 1: unusable, err says why */
     char (*err)[ERR_LEN];
     uint8_t *h_planes;         /* CPU-decoded planes, pinned, by item */
@@ -107,7 +113,16 @@ typedef struct gpu_run {
     /* the check's counts, per reader thread */
     size_t *one_level, *worse, *inexact, *check_failed;
     size_t *first_bad;
+    /* the hybrid path's failures (those files went to stb_image): the
+     * count, and the first one's image and reason, kept by the thread
+     * that counted 1 */
+    size_t hybrid_failures, hybrid_failed_image;
+    char hybrid_why[256];
+    int hybrid_failures_said;  /* 1: the line was printed */
 } gpu_run;
+
+/* The route of a file nvJPEG's hybrid path failed on (the CPU got it). */
+static const char HYBRID_FAILED[] = "nvJPEG's hybrid path failed on it";
 
 /* Reads a whole file into dst, which holds exactly `expected` bytes (its
  * size when it was checked). Returns 0 or -1 with err. */
@@ -170,28 +185,40 @@ static void read_item(void *ctx, size_t j, int thread)
             route = r->engine ? nj_screen(r->engine, thread, bits, len)
                               : "no GPU decoder";
     }
+    x->hybrid[j] = 0;
+    if (!x->bad[j] && route && r->engine && !r->cpu_only &&
+        nj_hybrid_ready(r->engine) && js_hybrid_ok(bits, len)) {
+        char why[256];
+        if (nj_hybrid_decode(r->engine, thread, bits, len,
+                             x->d_planes + j * r->pixels, why,
+                             sizeof why) == 0) {
+            x->hybrid[j] = 1;
+        } else {
+            if (__atomic_add_fetch(&r->hybrid_failures, 1,
+                                   __ATOMIC_RELAXED) == 1) {
+                r->hybrid_failed_image = image;
+                snprintf(r->hybrid_why, sizeof r->hybrid_why, "%s", why);
+            }
+            route = HYBRID_FAILED;
+        }
+    }
     x->route[j] = route;
-    if (!x->bad[j] && route)
+    if (!x->bad[j] && route && !x->hybrid[j])
         x->bad[j] = cpu_decode(r, image, bits, len,
                                x->h_planes + j * r->pixels, x->err[j]) != 0;
     r->busy_ms[thread] += cm_now_ms() - start;
 }
 
-/* Why files went to the CPU, counted (the reasons are string constants,
- * so a pointer names one). */
+/* Reasons, counted (they are string constants, so a pointer names
+ * one). */
 typedef struct {
     const char *why[MAX_REASONS];
     size_t count[MAX_REASONS];
-    size_t n, gpu, cpu, skipped;
-} route_counts;
+    size_t n;
+} reasons;
 
-static void count_route(route_counts *c, const char *why)
+static void count_reason(reasons *c, const char *why)
 {
-    if (!why) {
-        c->gpu++;
-        return;
-    }
-    c->cpu++;
     for (size_t k = 0; k < c->n; k++)
         if (c->why[k] == why) {
             c->count[k]++;
@@ -201,6 +228,30 @@ static void count_route(route_counts *c, const char *why)
         c->why[c->n] = why;
         c->count[c->n++] = 1;
     }
+}
+
+/* Where files went: gpu counts both GPU paths, hybrid the files of the
+ * hybrid path among them (by why the batched decoder refused them). */
+typedef struct {
+    reasons cpu_why, hybrid_why;
+    size_t gpu, hybrid, cpu, skipped;
+} route_counts;
+
+static void count_route(route_counts *c, const char *why)
+{
+    if (!why) {
+        c->gpu++;
+        return;
+    }
+    c->cpu++;
+    count_reason(&c->cpu_why, why);
+}
+
+static void count_hybrid(route_counts *c, const char *why)
+{
+    c->gpu++;
+    c->hybrid++;
+    count_reason(&c->hybrid_why, why);
 }
 
 /* What the main thread did, in ms. */
@@ -239,7 +290,21 @@ static void submit(gpu_run *r, batch_buf *x, int slot, size_t *out_count,
         size_t pos = x->good++;
         uint8_t *d_plane = x->d_planes + pos * r->pixels;
         r->out_index[x->out_first + pos] = image;
-        r->gpu_decoded[image] = x->route[j] == NULL;
+        r->gpu_decoded[image] = x->route[j] == NULL || x->hybrid[j];
+        if (x->hybrid[j]) {
+            /* Decoded on the GPU by a reader into slot j (its thread
+             * waited for it); moved down to slot pos if files before it
+             * were skipped. Only later items' copies write slot j, and
+             * they are enqueued after this one. */
+            count_hybrid(routes, x->route[j]);
+            if (pos != j)
+                CUDA_CHECK(cudaMemcpyAsync(d_plane,
+                                           x->d_planes + j * r->pixels,
+                                           r->pixels,
+                                           cudaMemcpyDeviceToDevice,
+                                           stream));
+            continue;
+        }
         count_route(routes, x->route[j]);
         if (x->route[j]) {
             CUDA_CHECK(cudaMemcpyAsync(d_plane, x->h_planes + j * r->pixels,
@@ -384,13 +449,13 @@ static size_t one_pass(gpu_run *r, batch_buf *bufs, cudaStream_t stream,
 /* The check of tensor image `item` (a reader's item): stb_image decodes
  * the file again; on every sampled row the tensor must be exactly
  * flip(byte) / 255.0f, and that byte within 1 level of stb_image's (0 for
- * an image the CPU decoded: the same decoder).
+ * an image the CPU decoded: the same decoder; 1 for both nvJPEG paths).
  * What is compared: asked for one channel, stb_image decodes only the Y
  * component of a YCbCr JPEG and returns that plane as it is (it computes
  * gray from R, G, B, stbi__compute_y, only for RGB-coded files, which the
  * screen sends to the CPU); NVJPEG_OUTPUT_Y is the same Y plane, and the
- * screen takes only files whose Y is not resampled. So the two differ
- * only where their inverse DCTs round differently. */
+ * screen and js_hybrid_ok take only files whose Y is not resampled. So
+ * the two differ only where their inverse DCTs round differently. */
 static void check_item(void *ctx, size_t item, int thread)
 {
     gpu_run *r = (gpu_run *)ctx;
@@ -693,6 +758,7 @@ int run_gpu_batch(const batch_options *b, const cm_options *opt,
                                             "offsets");
         x->route = (const char **)cm_host_alloc(
             r.max_batch * sizeof(char *), "routes");
+        x->hybrid = (uint8_t *)cm_host_alloc(r.max_batch, "routes");
         x->bad = (int *)cm_host_alloc(r.max_batch * sizeof(int), "flags");
         x->err = (char (*)[ERR_LEN])cm_host_alloc(r.max_batch * ERR_LEN,
                                                   "messages");
@@ -783,13 +849,26 @@ int run_gpu_batch(const batch_options *b, const cm_options *opt,
             repeatable &= h == first_hash;
         }
         cm_stats s = cm_stats_of(ms, passes);
-        printf("routed: %zu images decoded on the GPU, %zu on the CPU",
-               routes.gpu, routes.cpu);
-        for (size_t k = 0; k < routes.n; k++)
-            printf("%s%zu %s", k ? ", " : " (", routes.count[k],
-                   routes.why[k]);
-        printf("%s, %zu skipped while decoding\n", routes.n ? ")" : "",
+        printf("routed: %zu images decoded on the GPU", routes.gpu);
+        const reasons *hw = &routes.hybrid_why, *cw = &routes.cpu_why;
+        if (routes.hybrid)
+            printf(" (%zu of them by nvJPEG's hybrid path, Huffman decoding "
+                   "on the reader threads: ", routes.hybrid);
+        for (size_t k = 0; k < hw->n; k++)
+            printf("%s%zu %s", k ? ", " : "", hw->count[k], hw->why[k]);
+        printf("%s, %zu on the CPU", hw->n ? ")" : "", routes.cpu);
+        for (size_t k = 0; k < cw->n; k++)
+            printf("%s%zu %s", k ? ", " : " (", cw->count[k], cw->why[k]);
+        printf("%s, %zu skipped while decoding\n", cw->n ? ")" : "",
                routes.skipped);
+        if (r.hybrid_failures && !r.hybrid_failures_said) {
+            r.hybrid_failures_said = 1;
+            printf("decoder: nvJPEG's hybrid path failed %zu times (every "
+                   "pass counted), first on %s: %s; stb_image decoded those "
+                   "files\n",
+                   r.hybrid_failures,
+                   src->list->paths[r.hybrid_failed_image], r.hybrid_why);
+        }
         double busy = 0;
         for (int th = 0; th < threads; th++)
             busy += r.busy_ms[th];
@@ -888,6 +967,7 @@ int run_gpu_batch(const batch_options *b, const cm_options *opt,
         CUDA_CHECK(cudaEventDestroy(x->done));
         free(x->offset);
         free(x->route);
+        free(x->hybrid);
         free(x->bad);
         free(x->err);
     }

@@ -57,6 +57,23 @@ int nj_decode(nj_engine *e, int slot, const uint8_t *const *data,
               const size_t *lengths, uint8_t *const *d_planes, int n,
               char *why, size_t why_len);
 
+/* nvJPEG's hybrid path, for files the batched decoder refuses but
+ * js_hybrid_ok takes (progressive JPEGs): its decoupled decode with
+ * NVJPEG_BACKEND_HYBRID, one decoder, state, pair of buffers and CUDA
+ * stream per parser thread, made by nj_open. On parser thread `parser`:
+ * the Huffman decoding runs on the calling thread
+ * (nvjpegDecodeJpegHost), the inverse DCT on the GPU
+ * (nvjpegDecodeJpegTransferToDevice + nvjpegDecodeJpegDevice on the
+ * thread's stream), into d_plane (width x height, pitch width); returns
+ * once the plane is written (the stream synchronized). Returns 0, or -1
+ * with a one-line reason in why: the file is then decoded elsewhere. */
+int nj_hybrid_decode(nj_engine *e, int parser, const uint8_t *data,
+                     size_t len, uint8_t *d_plane, char *why,
+                     size_t why_len);
+
+/* 1 if nj_open made the hybrid path (else nj_hybrid_decode fails). */
+int nj_hybrid_ready(const nj_engine *e);
+
 /* Allocations nvJPEG asked of us (device, pinned) since nj_open. */
 void nj_allocations(const nj_engine *e, size_t *device, size_t *pinned);
 
