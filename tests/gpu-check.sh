@@ -14,7 +14,8 @@
 # "check" is the build, tests and sanitizers; "capture" the README runs
 # (it builds first if needed). Environment: SMS (default 90, the H200's),
 # CHAPTERS (limit both phases to these folders), RACECHECK (chapters that
-# also get racecheck).
+# also get racecheck), TOP_README (1: capture README.md's blocks even with
+# CHAPTERS set).
 set -u
 out=${1:?usage: tests/gpu-check.sh OUTDIR [all|check|capture]}
 phase=${2:-all}
@@ -96,9 +97,11 @@ index="$out/captures/index.tsv"
 : >"$index"
 n=0
 # The top README's captures (its summary of every chapter) come last, and
-# only when every chapter is checked.
+# only when every chapter is checked, or TOP_README=1 asks for them.
 readmes=$(for c in $chapters; do echo "$c/README.md"; done)
-[ -z "${CHAPTERS:-}" ] && readmes="$readmes README.md"
+if [ -z "${CHAPTERS:-}" ] || [ -n "${TOP_README:-}" ]; then
+    readmes="$readmes README.md"
+fi
 for readme in $readmes; do
     [ -f "$readme" ] || continue
     grep -o '<!-- capture\(-setup\)\?: .* -->' "$readme" |
