@@ -17,9 +17,11 @@
  * Four batch buffers turn in order: batches k + 1 and k + 2 queued for
  * the readers, batch k being submitted, batch k - 1 on the GPU. The
  * readers go from one batch to the next without waiting for the main
- * thread: a batch's last slow CPU decodes (progressive JPEGs) do not
- * leave the other readers idle, nor does the main thread's submitting.
- * A GPU-decoded image crosses PCIe only as its compressed file; what
+ * thread: a batch's last slow decodes on the readers (hybrid-path
+ * Huffman decoding, stb_image) do not leave the other readers idle, nor
+ * does the main thread's submitting.
+ * A hardware-decoded image crosses PCIe only as its compressed file (a
+ * hybrid-path one as its Huffman-decoded coefficients); what
  * comes back is the check's sampled rows (and, with --out-npy, the
  * tensor).
  *
