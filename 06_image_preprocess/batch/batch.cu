@@ -43,7 +43,6 @@
 #include "nvjpeg_decoder.h"
 
 static const int DEFAULT_STREAMS = 3;
-static const int MAX_DEFAULT_THREADS = 16;
 static const double PROGRESS_EVERY_MS = 250;
 /* Decode threads busy this share of their time: they are the limit. */
 static const double DECODE_BOUND_SHARE = 0.8;
@@ -152,13 +151,6 @@ static void print_limit(double busy_share, const main_thread_time *m,
            what[most], 100.0 * ms[most] / wall_ms);
 }
 
-static int default_threads(void)
-{
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    return cores < 1 ? 1 : cores > MAX_DEFAULT_THREADS ? MAX_DEFAULT_THREADS
-                                                       : (int)cores;
-}
-
 int run_batch(const batch_options *b, const cm_options *opt)
 {
     /* The files, each checked (header, completeness, size) before the GPU
@@ -205,7 +197,7 @@ int run_batch(const batch_options *b, const cm_options *opt)
     size_t pixels = cm_mul_size(src.width, src.height, "an image");
     size_t out_bytes = cm_mul_size(pixels, sizeof(float), "a tensor");
     int streams = b->streams ? b->streams : DEFAULT_STREAMS;
-    int threads = b->threads ? b->threads : default_threads();
+    int threads = b->threads ? b->threads : inputs_default_threads();
     size_t n_slots = (size_t)streams + (size_t)threads;
     image_check check;
     memset(&check, 0, sizeof check);

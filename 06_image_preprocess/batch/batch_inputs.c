@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 /* The extensions taken from a directory; other files there are ignored. */
 static const char *const IMAGE_EXTENSIONS[] = {
@@ -242,4 +243,12 @@ int inputs_decode(void *source, size_t index, uint8_t *dst, char *err,
     }
     io_image_free(&img);
     return rc;
+}
+
+int inputs_default_threads(void)
+{
+    const long max_threads = 16;
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    return cores < 1 ? 1 : cores > max_threads ? (int)max_threads
+                                               : (int)cores;
 }

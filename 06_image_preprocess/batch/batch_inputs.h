@@ -57,6 +57,10 @@ int inputs_survey(const path_list *list, size_t *bytes, size_t *jpegs,
 int inputs_decode(void *src, size_t index, uint8_t *dst, char *err,
                   size_t err_len);
 
+/* Reader or decode threads when --threads is not given: one per online
+ * core, at most 16 (past that, the files and the GPU are the limit). */
+int inputs_default_threads(void);
+
 #ifdef __cplusplus
 }
 #endif

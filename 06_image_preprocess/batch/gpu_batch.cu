@@ -65,7 +65,6 @@ static const size_t MAX_DEFAULT_BATCH = 256, MIN_DEFAULT_BATCH = 16;
  * per batch and each buffer stays near 640 MiB of device memory (its
  * planes and its float32 tensor). */
 static const size_t BATCH_PIXELS = (size_t)1 << 27;
-static const int MAX_DEFAULT_THREADS = 16;
 static const double PROGRESS_EVERY_MS = 250;
 static const double READERS_BOUND_SHARE = 0.8;
 /* A decoder that fails every batch says so this many times, not more
@@ -542,13 +541,6 @@ static void print_limit(double readers_share, const main_time *m,
            what[most], 100.0 * ms[most] / wall_ms);
 }
 
-static int default_threads(void)
-{
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    return cores < 1 ? 1 : cores > MAX_DEFAULT_THREADS ? MAX_DEFAULT_THREADS
-                                                       : (int)cores;
-}
-
 /* --bare-decode: every file read and screened first, then only
  * nvjpegDecodeBatched timed, batch after batch, as nvJPEG's own rate. */
 static void bare_decode(gpu_run *r, batch_buf *bufs, cudaStream_t stream,
@@ -693,7 +685,7 @@ int run_gpu_batch(const batch_options *b, const cm_options *opt,
                                                 : by_size;
     if (r.max_batch > r.n_images)
         r.max_batch = r.n_images;
-    int threads = b->threads ? b->threads : default_threads();
+    int threads = b->threads ? b->threads : inputs_default_threads();
     /* The rows the check compares: SAMPLE_ROWS spread from the first to
      * the last (every row of a shorter image). */
     r.n_sample_rows = src->height < SAMPLE_ROWS ? src->height : SAMPLE_ROWS;
