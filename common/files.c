@@ -9,12 +9,14 @@
  * raise(), which are async-signal-safe.
  */
 #include "files.h"
+#include "options.h"
 
 #include <errno.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 enum { SLOT_FREE, SLOT_FILLING, SLOT_OPEN };
@@ -115,6 +117,14 @@ int cm_out_open(cm_out_file *f, const char *path)
         return -1;
     }
     strcpy(f->path, path);
+    /* A folder would be found only at the rename, after the run: say it
+     * now. */
+    struct stat st;
+    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+        snprintf(f->error, sizeof f->error, "cannot write %s: it is a "
+                 "folder, not a file", path);
+        return -1;
+    }
     snprintf(f->tmp_path, sizeof f->tmp_path, "%s.tmp.%ld", path,
              (long)getpid());
     /* Listed before it exists, so that no moment has it on disk unlisted
@@ -173,6 +183,8 @@ FILE *cm_csv_open(cm_out_file *f, const char *path, const char *header)
     if (!path)
         return NULL;
     if (cm_out_open(f, path) != 0) {
+        if (*cm_program_name())
+            fprintf(stderr, "%s: ", cm_program_name());
         fprintf(stderr, "%s\n", f->error);
         exit(1);
     }

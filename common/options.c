@@ -224,6 +224,7 @@ int cm_parse(const cm_cli *cli, cm_options *opt, int argc, char **argv,
      * getopt's own messages away, so errors stay one line. */
     optind = 0;
     opterr = 0;
+    opt->given = 0;
     for (;;) {
         int last = optind ? optind : 1;
         int c = getopt_long(argc, argv, ":h", table, NULL);
@@ -273,6 +274,8 @@ int cm_parse(const cm_cli *cli, cm_options *opt, int argc, char **argv,
         } else if (parse_one(&cli->opts[c - 256], optarg, err, err_len)
                    != 0) {
             return -1;
+        } else {
+            opt->given |= 1ULL << (c - 256);
         }
     }
     opt->args = argv + optind;
@@ -280,6 +283,50 @@ int cm_parse(const cm_cli *cli, cm_options *opt, int argc, char **argv,
     if (opt->n_args > 0 && cli->positional == NULL)
         return fail(err, err_len, "unexpected argument '%s'", argv[optind]);
     return 0;
+}
+
+int cm_given(const cm_cli *cli, const cm_options *opt, const char *name)
+{
+    for (size_t i = 0; i < cli->n_opts; i++)
+        if (strcmp(cli->opts[i].name, name) == 0)
+            return (opt->given >> i) & 1;
+    return 0;
+}
+
+void cm_refuse_given(const cm_cli *cli, const cm_options *opt,
+                     const char *names, const char *when)
+{
+    for (size_t i = 0; i < cli->n_opts; i++) {
+        const char *name = cli->opts[i].name, *p = names;
+        size_t len = strlen(name);
+        if (!((opt->given >> i) & 1))
+            continue;
+        while ((p = strstr(p, name)) != NULL) {
+            int starts = p == names || p[-1] == '|';
+            int ends = p[len] == '\0' || p[len] == '|';
+            if (starts && ends) {
+                fprintf(stderr, "%s: --%s does nothing %s (see --help)\n",
+                        cli->program, name, when);
+                exit(CM_EXIT_USAGE);
+            }
+            p += len;
+        }
+    }
+}
+
+/* A size default as a person types it: 1G rather than 1073741824. */
+static void print_size(size_t v)
+{
+    static const char suffix[] = "KMGT";
+    int k = -1;
+    while (v >= 1024 && v % 1024 == 0 && k < 3) {
+        v /= 1024;
+        k++;
+    }
+    if (k < 0)
+        printf("%zu", v);
+    else
+        printf("%zu%c", v, suffix[k]);
 }
 
 static void print_default(const cm_opt *o)
@@ -291,7 +338,9 @@ static void print_default(const cm_opt *o)
         printf(" (default %lld)", *(const long long *)o->value);
         break;
     case CM_OPT_SIZE:
-        printf(" (default %zu)", *(const size_t *)o->value);
+        printf(" (default ");
+        print_size(*(const size_t *)o->value);
+        printf(")");
         break;
     case CM_OPT_DOUBLE:
         printf(" (default %g)", *(const double *)o->value);
@@ -347,10 +396,18 @@ void cm_print_usage(const cm_cli *cli, const cm_options *defaults)
            " failure or FAIL, 2 usage\nerror, 77 no usable CUDA device.\n");
 }
 
+static const char *program_name = "";
+
+const char *cm_program_name(void)
+{
+    return program_name;
+}
+
 void cm_parse_or_exit(const cm_cli *cli, cm_options *opt, int argc,
                       char **argv)
 {
     char err[256];
+    program_name = cli->program;
     cm_options defaults = *opt;
     /* Line-buffered output, also into a pipe or file: a program's lines and
      * its one-line error on stderr then appear in the order they happened,

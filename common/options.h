@@ -68,6 +68,7 @@ typedef struct {
     int warmup_given;
     char **args;       /* positional arguments, if the cli accepts them */
     int n_args;
+    unsigned long long given;  /* bit i: the cli's option i was given */
 } cm_options;
 
 /* Defaults: device 0, 10 repeats, 2 warm-ups, no CSV, not quick. */
@@ -79,9 +80,24 @@ int cm_parse(const cm_cli *cli, cm_options *opt, int argc, char **argv,
              char *err, size_t err_len);
 
 /* cm_parse, then: help -> usage on stdout, exit 0; error -> one line
- * "program: reason (see --help)" on stderr, exit 2. */
+ * "program: reason (see --help)" on stderr, exit 2. It also records
+ * cli->program for cm_program_name. */
 void cm_parse_or_exit(const cm_cli *cli, cm_options *opt, int argc,
                       char **argv);
+
+/* The program name the last cm_parse_or_exit was given ("03_matmul"), for
+ * the prefix of a program's one-line errors; "" before any. */
+const char *cm_program_name(void);
+
+/* Whether the chapter option `name` (without "--") was on the command
+ * line that cm_parse read into opt. */
+int cm_given(const cm_cli *cli, const cm_options *opt, const char *name);
+
+/* For options that do nothing in a mode: if any option of the
+ * '|'-separated `names` was given, one line "program: --NAME does nothing
+ * WHEN (see --help)" on stderr and exit 2. */
+void cm_refuse_given(const cm_cli *cli, const cm_options *opt,
+                     const char *names, const char *when);
 
 /* Prints the usage text (chapter options, then common ones). */
 void cm_print_usage(const cm_cli *cli, const cm_options *defaults);

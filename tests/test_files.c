@@ -203,6 +203,12 @@ int main(void)
     EXPECT(cm_out_open(&f, bad) == -1);
     EXPECT(strstr(f.error, "cannot write") && strstr(f.error, "x.csv"));
 
+    /* A folder where the file should go: refused at the open, leaving
+     * nothing behind. */
+    EXPECT(cm_out_open(&f, dir) == -1);
+    EXPECT(strstr(f.error, "is a folder, not a file") != NULL);
+    EXPECT(entries(dir) == 1);
+
     /* A path too long for the buffer is refused, not truncated. */
     char longpath[2000];
     memset(longpath, 'a', sizeof longpath - 1);

@@ -93,6 +93,17 @@ int main(void)
     EXPECT(cm_parse_int("99999999999999999999", 0, LLONG_MAX, &v, why,
                         sizeof why) == -1 && strstr(why, "too large"));
 
+    /* Which options were given, whatever their value. */
+    EXPECT(PARSE("--tasks", "8", "--verbose") == 0);
+    EXPECT(cm_given(&cli, &opt, "tasks") && cm_given(&cli, &opt, "verbose"));
+    EXPECT(!cm_given(&cli, &opt, "n") && !cm_given(&cli, &opt, "scale"));
+    EXPECT(!cm_given(&cli, &opt, "no-such-option"));
+    EXPECT(PARSE("--n", "5") == 0);
+    EXPECT(cm_given(&cli, &opt, "n") && !cm_given(&cli, &opt, "tasks"));
+    cm_refuse_given(&cli, &opt, "nn|xn|n2|tasks", "here");  /* whole names */
+    n = 1000;                  /* the default, for the checks below */
+    cm_refuse_given(&cli, &opt, "tasks|scale|verbose", "here");  /* returns */
+
     /* Defaults survive an empty command line. */
     EXPECT(parse_with(&cli, (const char *[]){NULL}) == 0);
     EXPECT(opt.device == 0 && opt.repeat == 10 && opt.warmup == 2);
