@@ -137,13 +137,19 @@ static int run_case(cublasHandle_t handle, int m, int n, int k, int lda,
     return ok;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
-    int device_count = 0;   /* none: exit 77, "skipped" to test harnesses */
-    cudaError_t err = cudaGetDeviceCount(&device_count);
-    if (err != cudaSuccess || device_count == 0) {
-        fprintf(stderr, "no usable CUDA device: %s\n",
-                err != cudaSuccess ? cudaGetErrorString(err) : "none found");
+    if (argc > 1) {                      /* this lesson takes no argument */
+        fprintf(stderr, "usage: %s (no arguments)\n", argv[0]);
+        return 2;
+    }
+    int device_count = 0, driver_version = 0;
+    cudaError_t count_err = cudaGetDeviceCount(&device_count);
+    if (count_err != cudaSuccess || device_count == 0) { /* exit 77: skip */
+        (void)cudaDriverGetVersion(&driver_version);  /* 0: no driver */
+        fprintf(stderr, "no usable CUDA device: %s\n", driver_version == 0
+                ? "no NVIDIA driver or GPU found" : count_err != cudaSuccess
+                ? cudaGetErrorString(count_err) : "none found");
         return 77;
     }
     cublasHandle_t handle;   /* CuPy makes one inside its first cp.dot */

@@ -119,13 +119,19 @@ static double run_tasks(int threads)
     clock_gettime(CLOCK_MONOTONIC, &t1);
     return (t1.tv_sec - t0.tv_sec) * 1e3 + (t1.tv_nsec - t0.tv_nsec) / 1e6;
 }
-int main(void)
+int main(int argc, char **argv)
 {
-    int device_count = 0, wrong = 0;  /* no GPU: exit 77, CTest's "skip" */
-    cudaError_t status = cudaGetDeviceCount(&device_count);
-    if (status != cudaSuccess || device_count == 0) {
-        fprintf(stderr, "no usable CUDA device: %s\n", status != cudaSuccess
-                ? cudaGetErrorString(status) : "none found");
+    if (argc > 1) {                      /* this lesson takes no argument */
+        fprintf(stderr, "usage: %s (no arguments)\n", argv[0]);
+        return 2;
+    }
+    int device_count = 0, driver_version = 0, wrong = 0;
+    cudaError_t count_err = cudaGetDeviceCount(&device_count);
+    if (count_err != cudaSuccess || device_count == 0) { /* exit 77: skip */
+        (void)cudaDriverGetVersion(&driver_version);  /* 0: no driver */
+        fprintf(stderr, "no usable CUDA device: %s\n", driver_version == 0
+                ? "no NVIDIA driver or GPU found" : count_err != cudaSuccess
+                ? cudaGetErrorString(count_err) : "none found");
         return 77;
     }
     for (struct worker *w = workers; w < workers + WORKERS; w++) {

@@ -67,11 +67,13 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: %s [IMAGE]\n", argv[0]);
         return 2;
     }
-    int device_count = 0;   /* none: exit 77, "skipped" to test harnesses */
-    cudaError_t status = cudaGetDeviceCount(&device_count);
-    if (status != cudaSuccess || device_count == 0) {
-        fprintf(stderr, "no usable CUDA device: %s\n", status != cudaSuccess
-                ? cudaGetErrorString(status) : "none found");
+    int device_count = 0, driver_version = 0;
+    cudaError_t count_err = cudaGetDeviceCount(&device_count);
+    if (count_err != cudaSuccess || device_count == 0) { /* exit 77: skip */
+        (void)cudaDriverGetVersion(&driver_version);  /* 0: no driver */
+        fprintf(stderr, "no usable CUDA device: %s\n", driver_version == 0
+                ? "no NVIDIA driver or GPU found" : count_err != cudaSuccess
+                ? cudaGetErrorString(count_err) : "none found");
         return 77;
     }
     /* image = cv2.imread(path, cv2.IMREAD_GRAYSCALE). The last argument
