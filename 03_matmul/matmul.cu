@@ -133,19 +133,6 @@ static size_t sweep_host_bytes(unsigned set, int quick)
     return most;
 }
 
-/* Whether --name appeared on the command line ("--name V" or "--name=V"),
- * so that --quick changes only the sizes the user left alone. */
-static int option_given(int argc, char **argv, const char *name)
-{
-    size_t len = strlen(name);
-    for (int i = 1; i < argc; i++)
-        if (strncmp(argv[i], "--", 2) == 0 &&
-            strncmp(argv[i] + 2, name, len) == 0 &&
-            (argv[i][2 + len] == '\0' || argv[i][2 + len] == '='))
-            return 1;
-    return 0;
-}
-
 static void row(const char *step, double first_ms, double steady_ms,
                 const char *rate)
 {
@@ -176,7 +163,7 @@ int main(int argc, char **argv)
     cm_options opt = cm_options_default();
     cm_parse_or_exit(&cli, &opt, argc, argv);
     if (opt.quick) {
-        n = option_given(argc, argv, "n") ? n : QUICK_N;
+        n = cm_given(&cli, &opt, "n") ? n : QUICK_N;
         precision = precision == DEFAULT_PRECISION ? "all" : precision;
         sweep = 1;
         opt.repeat = opt.repeat_given ? opt.repeat : 3;

@@ -237,16 +237,6 @@ static int budget_too_small(size_t mem_limit, size_t n, ooc_kind kind,
     return 1;
 }
 
-/* Whether argv holds the option `name` itself (it takes a value, so
- * "--n" is never a value of its own). */
-static int option_given(int argc, char **argv, const char *name)
-{
-    for (int i = 1; i < argc; i++)
-        if (strcmp(argv[i], name) == 0)
-            return 1;
-    return 0;
-}
-
 typedef struct {
     cublasHandle_t handle;
     size_t side;
@@ -367,6 +357,13 @@ int main(int argc, char **argv)
     int do_blocked = all || strcmp(part, "blocked") == 0;
     int do_pool = all || strcmp(part, "pool") == 0;
     int do_outofcore = all || strcmp(part, "outofcore") == 0;
+    /* An option for a part that does not run is refused, not ignored. */
+    if (!do_blocked)
+        cm_refuse_given(&cli, &opt, "block|streams",
+                        "unless the blocked part runs (--part blocked|all)");
+    if (!do_outofcore)
+        cm_refuse_given(&cli, &opt, "mem-limit|plan", "unless the "
+                        "out-of-core part runs (--part outofcore|all)");
     ooc_kind kind = strcmp(plan, "resident") == 0 ? OOC_RESIDENT
                     : strcmp(plan, "tiled") == 0  ? OOC_TILED
                                                   : OOC_ANY;
@@ -395,7 +392,7 @@ int main(int argc, char **argv)
     if (do_blocked || do_pool || do_outofcore) {
         mem_run cost = {n, (int)opt.warmup, (int)opt.repeat, do_blocked,
                         do_pool, do_outofcore,
-                        opt.quick || option_given(argc, argv, "--n"),
+                        opt.quick || cm_given(&cli, &opt, "n"),
                         opt.quick || opt.repeat_given || opt.warmup_given};
         if (say_gemm_cost(&cost)) {
             n = cost.n;

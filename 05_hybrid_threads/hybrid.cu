@@ -238,6 +238,10 @@ int main(int argc, char **argv)
         threads = threads == 0 ? QUICK_THREADS : threads;
         opt.repeat = opt.repeat_given ? opt.repeat : 1;
     }
+    /* An option for a mode that does not run is refused, not ignored. */
+    if (strcmp(mode, "pipeline") != 0 && strcmp(mode, "all") != 0)
+        cm_refuse_given(&cli, &opt, "workers", "unless the pipeline runs "
+                        "(--mode pipeline|all)");
     if (fail_task >= tasks) {
         fprintf(stderr, "%s: --fail-task %lld: the tasks are 0..%lld "
                 "(see --help)\n", PROGRAM, fail_task, tasks - 1);

@@ -289,10 +289,9 @@ static size_t smaller(size_t a, size_t b) { return a < b ? a : b; }
 
 int main(int argc, char **argv)
 {
-    const size_t MIN_DEFAULT = 4096, MAX_DEFAULT = (size_t)1 << 30;
     size_t side = 10000, arrays = 1000, array_bytes = 8192;
-    size_t chunks = 16, streams = 4, sweep_min = MIN_DEFAULT;
-    size_t sweep_max = MAX_DEFAULT;
+    size_t chunks = 16, streams = 4;
+    size_t sweep_min = 4096, sweep_max = (size_t)1 << 30;
     long long work = 200;
     int sweep = 0;
     cm_opt own[] = {
@@ -325,8 +324,13 @@ int main(int argc, char **argv)
     /* Every input is checked before the GPU is touched. */
     if (array_bytes % sizeof(double) != 0)
         usage_error("--array-bytes must be a multiple of 8 (float64)");
-    if (!sweep && (sweep_min != MIN_DEFAULT || sweep_max != MAX_DEFAULT))
-        usage_error("--min and --max set the range of --sweep");
+    /* An option that does nothing in the mode asked is refused, not
+     * ignored: the run would not be the one the user meant. */
+    if (sweep)
+        cm_refuse_given(&cli, &opt, "n|arrays|array-bytes|chunks|streams|"
+                        "work", "with --sweep");
+    else
+        cm_refuse_given(&cli, &opt, "min|max", "without --sweep");
     if (sweep_min > sweep_max)
         usage_error("--min must not be larger than --max");
     if (opt.quick) {
