@@ -26,6 +26,10 @@ SANITIZE    ?=
 ARGS        ?=
 PYTHON      ?= python3
 JOBS        ?= $(shell nproc 2>/dev/null || echo 2)
+# Builds run JOBS compiles at once unless the command line says -j.
+ifeq ($(filter -j%,$(MAKEFLAGS)),)
+  MAKEFLAGS += -j$(JOBS)
+endif
 
 ifneq ($(SANITIZE),)
   ifeq ($(SANITIZE),thread)
@@ -125,6 +129,13 @@ $(BIN)/%.exercise: %/exercise.cu $(SMS_STAMP)
 	@mkdir -p $(@D)
 	$(NVCC) $(LESSON_FLAGS) -o $@ $< $(LESSON_LIBS)
 
+# run_prog TARGET,CMD: show CMD and run it; skip77 TARGET, just after a
+# command: when it exited 77 (no usable GPU), one line saying TARGET
+# skipped. Make then stops with that code ("Error 77") and exits 2.
+skip77 = rc=$$?; [ $$rc -ne 77 ] || echo "make $(1): skipped, no usable\
+  GPU (the program exited 77; make exits 2)" >&2; exit $$rc
+run_prog = $(info $(strip $(2)))$(2); $(call skip77,$(1))
+
 define CHAPTER_RULES
 $(BIN)/$(1): $(call objs,$(1)) $(LIBCOMMON)
 	@mkdir -p $$(@D)
@@ -133,11 +144,11 @@ $(BIN)/$(1): $(call objs,$(1)) $(LIBCOMMON)
         exercise-$(call num,$(1))
 $(call num,$(1)): $(BIN)/$(1)
 run-$(call num,$(1)): $(BIN)/$(1)
-	$(BIN)/$(1) $$(ARGS)
+	@$$(call run_prog,$$@,$(BIN)/$(1) $$(ARGS))
 lesson-$(call num,$(1)): $(BIN)/$(1).lesson
-	$(BIN)/$(1).lesson $$(ARGS)
+	@$$(call run_prog,$$@,$(BIN)/$(1).lesson $$(ARGS))
 exercise-$(call num,$(1)): $(BIN)/$(1).exercise
-	$(BIN)/$(1).exercise $$(ARGS)
+	@$$(call run_prog,$$@,$(BIN)/$(1).exercise $$(ARGS))
 $(if $(filter $(1),$(NEEDS_STB)),$(call objs,$(1)) $(BIN)/$(1).lesson \
   $(BIN)/$(1).exercise: | stb)
 endef
@@ -189,16 +200,18 @@ stb:
 
 $(BUILD)/CTestTestfile.cmake: FORCE
 	@mkdir -p $(@D)
-	@printf '%s\n' 'set(BIN_DIR "$(abspath $(BIN))")' \
+	@printf '%s\n' 'cmake_policy(VERSION 3.20)' \
+	  'set(BIN_DIR "$(abspath $(BIN))")' \
 	  'set(TEST_BIN_DIR "$(abspath $(BUILD)/tests)")' \
 	  'set(SRC_DIR "$(CURDIR)")' 'set(SANITIZE "$(SANITIZE)")' \
 	  'set(UNIT_TESTS "$(UNIT_TESTS)")' 'set(CHAPTERS "$(CHAPTERS)")' \
 	  'set(NVCC "$(NVCC)")' 'set(STB_INCLUDE "$(abspath $(STB_INCLUDE))")' \
-	  'set(PYTHON "$(PYTHON)")' \
+	  'set(PYTHON "$(PYTHON)")' 'set(HAVE_NVJPEG "$(if $(NVJPEG_LIB),1)")' \
 	  'include("$(CURDIR)/tests/tests.cmake")' > $@
 FORCE:
 
 test: all $(BUILD)/CTestTestfile.cmake
+	@$(call need,command -v ctest >/dev/null 2>&1,cmake,ctest)
 	cd $(BUILD) && ASAN_OPTIONS=protect_shadow_gap=0:allocator_may_return_null=1 \
 	  TSAN_OPTIONS=allocator_may_return_null=1 \
 	  ctest --output-on-failure -j $(JOBS) $(CTEST_LABEL) $(CTEST_ARGS)

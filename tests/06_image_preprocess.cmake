@@ -74,6 +74,8 @@ bad_input(batch_sizes "b.png: 20 x 10, but the batch is 37 x 23 .*--resize"
           "${fx}/batch_mixed")
 bad_input(batch_truncated "batch_bad/b.png: truncated PNG" "${fx}/batch_bad")
 bad_input(list_missing "nolist.txt: cannot open" --list "${fx}/nolist.txt")
+bad_input(list_folder "emptydir: is a folder: --list takes a file of image"
+          --list "${fx}/emptydir")
 bad_input(out_folder "cannot write .*x.npy: folder .* does not exist"
           --out-npy "${fx}/no/such/x.npy" "${fx}/gray.png")
 
@@ -193,6 +195,23 @@ set(decode_sh sh "${SRC_DIR}/${ch}/batch/decode_tests.sh")
 add_test(${ch}.jpeg_corpora ${decode_sh} corpora "${bin}" "${jpegs}")
 set_tests_properties(${ch}.jpeg_corpora PROPERTIES LABELS cpu
                      FIXTURES_SETUP jpegs06)
+# A build without nvJPEG (HAVE_NVJPEG empty): --decoder gpu is refused in
+# one line, exit 1, before a GPU is looked for; auto decodes every JPEG on
+# the CPU. The GPU decode tests below need nvJPEG, so they are registered
+# only in a build that has it.
+if(NOT HAVE_NVJPEG)
+  cm_cpu_run(${ch}.decoder_gpu_not_built exit 1
+             "^06_image_preprocess: GPU JPEG decode not built: nvjpeg.h was not found"
+             "${bin}" --decoder gpu "${jpegs}/baseline")
+  set_tests_properties(${ch}.decoder_gpu_not_built PROPERTIES
+                       FIXTURES_REQUIRED jpegs06)
+  add_test(${ch}.gpu_decode_auto_without_nvjpeg ${decode_sh} routed
+           "${bin}" 0 0 37 "${jpegs}/mixed")
+  set_tests_properties(${ch}.gpu_decode_auto_without_nvjpeg PROPERTIES
+                       LABELS gpu SKIP_RETURN_CODE 77
+                       FIXTURES_REQUIRED jpegs06)
+  return()
+endif()
 # GPU: each kind of file goes where it must, and every image matches
 # stb_image's decode within one level on the sampled rows (PASS).
 # decoded(SUFFIX GPU HYBRID CPU ARGS...): GPU images on the GPU, HYBRID of

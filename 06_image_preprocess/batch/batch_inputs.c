@@ -90,6 +90,12 @@ static int collect_directory(const char *dir, path_list *out,
 static int collect_list_file(const char *list_file, path_list *out,
                              size_t *capacity, char *err, size_t err_len)
 {
+    if (inputs_is_directory(list_file)) {
+        snprintf(err, err_len, "%s: is a folder: --list takes a file of "
+                 "image paths, one per line (give a folder without --list)",
+                 list_file);
+        return -1;
+    }
     FILE *f = fopen(list_file, "r");
     if (!f) {
         snprintf(err, err_len, "%s: cannot open: %s", list_file,
