@@ -17,6 +17,13 @@ cm_usage(04_memory streams_zero "--streams: '0' must be at least 1"
 cm_usage(04_memory streams_many "--streams: '17' must be at most 16"
          --streams 17)
 cm_usage(04_memory part_unknown "--part: 'gemm' is not one of" --part gemm)
+# An option for a part that does not run is refused, not ignored.
+cm_usage(04_memory block_without_blocked
+         "^04_memory: --block does nothing unless the blocked part runs"
+         --part pool --block 500)
+cm_usage(04_memory mem_limit_without_outofcore
+         "^04_memory: --mem-limit does nothing unless the out-of-core part"
+         --part blocked --mem-limit 256M)
 
 # A budget below the smallest plan, even in 2 MiB pages, is known before
 # the GPU is touched: options that contradict each other, so exit 2 (a bad
@@ -101,7 +108,7 @@ cm_gpu(04_memory tiled_one_tile --quick --part outofcore --plan tiled)
 cm_gpu(04_memory n3001_strips --quick --n 3001 --part outofcore)
 cm_gpu(04_memory n4001_tiles --quick --n 4001 --mem-limit 32M
        --part outofcore)
-cm_gpu(04_memory n1000_one_panel --quick --n 1000 --block 1000
+cm_gpu(04_memory n1000_one_panel --quick --n 1000
        --mem-limit 64M --part outofcore)
 cm_gpu(04_memory csv --quick --csv "${TEST_BIN_DIR}/04_memory_quick.csv")
 

@@ -8,6 +8,9 @@ cm_usage(05_hybrid_threads workers_zero "--workers: '0' must be at least 1"
          --workers 0)
 cm_usage(05_hybrid_threads mode_bad "--mode: 'fast' is not one of"
          --mode fast)
+cm_usage(05_hybrid_threads workers_without_pipeline
+         "^05_hybrid_threads: --workers does nothing unless the pipeline"
+         --mode serial --workers 2)
 cm_usage(05_hybrid_threads fail_task_range
          "--fail-task 8: the tasks are 0..7" --fail-task 8)
 cm_usage(05_hybrid_threads timeline_missing
@@ -54,7 +57,7 @@ endforeach()
 # without a GPU, exit 77) leaves neither file nor a temporary one.
 cm_csv_opened_first(05_hybrid_threads --timeline t.csv)
 cm_cpu_run(05_hybrid_threads.timeline_unwritable exit 1
-           "^cannot write /nonexistent-dir/t.csv: "
+           "^05_hybrid_threads: cannot write /nonexistent-dir/t.csv: "
            "${BIN_DIR}/05_hybrid_threads" --quick
            --timeline /nonexistent-dir/t.csv)
 cm_usage(05_hybrid_threads csv_timeline_same

@@ -11,8 +11,21 @@ cm_usage(07_bandwidth array_bytes_odd
 cm_usage(07_bandwidth streams_many "--streams: '33' must be at most 32"
          --streams 33)
 cm_usage(07_bandwidth work_zero "--work: '0' must be at least 1" --work 0)
+# An option that does nothing in the mode asked is refused, even when it
+# repeats the default.
 cm_usage(07_bandwidth min_without_sweep
-         "^07_bandwidth: --min and --max set the range of --sweep" --min 1M)
+         "^07_bandwidth: --min does nothing without --sweep" --min 1M)
+cm_usage(07_bandwidth max_default_without_sweep
+         "^07_bandwidth: --max does nothing without --sweep" --max 1G)
+cm_usage(07_bandwidth n_with_sweep
+         "^07_bandwidth: --n does nothing with --sweep" --sweep --n 5000)
+cm_usage(07_bandwidth arrays_with_sweep
+         "^07_bandwidth: --arrays does nothing with --sweep" --arrays 5
+         --sweep)
+# --help prints size defaults as they are typed.
+add_test(07_bandwidth.help_sizes "${BIN_DIR}/07_bandwidth" --help)
+set_tests_properties(07_bandwidth.help_sizes PROPERTIES LABELS cpu
+  PASS_REGULAR_EXPRESSION "--array-bytes SIZE[^\n]*\\(default 8K\\)\n[^@]*--max SIZE[^\n]*\\(default 1G\\)")
 cm_usage(07_bandwidth min_above_max
          "^07_bandwidth: --min must not be larger than --max" --sweep
          --min 2M --max 1M)

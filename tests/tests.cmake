@@ -3,6 +3,9 @@
 # UNIT_TESTS (built tests/test_*.c) and CHAPTERS (built chapter folders).
 # Labels: cpu (runs anywhere) and gpu (exit 77 = skipped without a GPU).
 set(RUN sh "${SRC_DIR}/tests/run.sh")
+# What a program says with its GPUs hidden (CUDA_VISIBLE_DEVICES=-1), on
+# a machine without a driver and on one with a driver and a GPU.
+set(CM_NO_GPU_LINE "no usable CUDA device: (no NVIDIA driver or GPU found|the driver reports no GPU|no CUDA-capable device is detected)$")
 
 # Every tests/test_*.c is a CPU unit test with its own assertions.
 separate_arguments(UNIT_TESTS)
@@ -43,8 +46,8 @@ function(cm_chapter chapter)
   set(bin "${BIN_DIR}/${chapter}")
   cm_gpu(${chapter} quick --quick)
   cm_cpu_run(${chapter}.help help "${bin}" --help)
-  cm_cpu_run(${chapter}.no_gpu exit 77 "^no usable CUDA device: " "${bin}"
-             --quick)
+  cm_cpu_run(${chapter}.no_gpu exit 77 "^${chapter}: ${CM_NO_GPU_LINE}"
+             "${bin}" --quick)
   cm_usage(${chapter} unknown_option "unknown option '--no-such-option'"
            --no-such-option)
   cm_usage(${chapter} missing_value "option '--repeat' needs a value"
@@ -81,8 +84,11 @@ endfunction()
 # leaves neither the CSV nor its temporary file. ARGS: more outputs.
 function(cm_csv_opened_first chapter)
   cm_cpu_run(${chapter}.csv_unwritable exit 1
-             "cannot write /nonexistent-dir/x.csv"
+             "^${chapter}: cannot write /nonexistent-dir/x.csv"
              "${BIN_DIR}/${chapter}" --quick --csv /nonexistent-dir/x.csv)
+  cm_cpu_run(${chapter}.csv_folder exit 1
+             "^${chapter}: cannot write .*: it is a folder, not a file$"
+             "${BIN_DIR}/${chapter}" --quick --csv "${TEST_BIN_DIR}")
   cm_leaves_nothing(${chapter}.no_gpu_leaves_no_csv cpu 77
                     "${BIN_DIR}/${chapter}" --quick --csv r.csv ${ARGN})
 endfunction()
@@ -92,6 +98,8 @@ endfunction()
 # lesson with only FIXME lines changed, and without a GPU both exit 77. On
 # a GPU: the lesson prints PASS and the unsolved exercise prints FAIL.
 # The sanitizer builds skip them: they build no lessons.
+set(LESSONS_WITHOUT_ARGUMENTS 03_matmul 04_memory 05_hybrid_threads
+    07_bandwidth)
 function(cm_lesson chapter)
   set(dir "${SRC_DIR}/${chapter}")
   set(lesson_sh sh "${SRC_DIR}/tests/lesson.sh")
@@ -100,8 +108,16 @@ function(cm_lesson chapter)
              "${dir}/${kind}.cu" "${NVCC}" "${STB_INCLUDE}")
     set_tests_properties(${chapter}.${kind}_builds_alone PROPERTIES
                          LABELS cpu)
-    cm_cpu_run(${chapter}.${kind}_no_gpu exit 77 "^no usable CUDA device: "
+    cm_cpu_run(${chapter}.${kind}_no_gpu exit 77 "^${CM_NO_GPU_LINE}"
                "${BIN_DIR}/${chapter}.${kind}")
+    # No lesson takes two arguments, and those that take none refuse one:
+    # a usage line and exit 2, before the GPU is looked for.
+    cm_cpu_run(${chapter}.${kind}_extra_arguments exit 2 "^usage: "
+               "${BIN_DIR}/${chapter}.${kind}" extra1 extra2)
+    if(chapter IN_LIST LESSONS_WITHOUT_ARGUMENTS)
+      cm_cpu_run(${chapter}.${kind}_an_argument exit 2 "^usage: "
+                 "${BIN_DIR}/${chapter}.${kind}" extra)
+    endif()
   endforeach()
   add_test(${chapter}.exercise_only_fixme ${lesson_sh} fixme
            "${dir}/lesson.cu" "${dir}/exercise.cu")
