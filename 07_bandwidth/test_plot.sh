@@ -1,9 +1,23 @@
 #!/bin/sh
-# test_plot.sh SRC_DIR - `make plot-07` turns a small sweep CSV (written
-# here, no GPU needed) into a PNG: checks the PNG signature, the IHDR chunk
-# and a non-trivial size. Exits 77 (skipped) when gnuplot is missing.
+# test_plot.sh SRC_DIR - `make plot-07` refuses a CSV that does not exist
+# in one line, and turns a small sweep CSV (written here, no GPU needed)
+# into a PNG: checks the PNG signature, the IHDR chunk and a non-trivial
+# size. Exits 77 (skipped) when gnuplot is missing.
 src=${1:?usage: test_plot.sh SRC_DIR}
 gnuplot=${GNUPLOT:-gnuplot}
+
+# First, without gnuplot or a GPU: a CSV that does not exist is named in
+# one line of our own, before anything else runs (no "head:" error).
+# (MAKEFLAGS= : a make of its own, not a part of the make running CTest)
+export MAKEFLAGS=
+err=$(make -s -C "$src" CHAPTERS=07_bandwidth BUILD=/nonexistent-build \
+      PLOT07_CSV=/nonexistent.csv plot-07 2>&1 >/dev/null)
+first=$(printf '%s\n' "$err" | head -n 1)
+if [ "$first" != "error: PLOT07_CSV=/nonexistent.csv: no such file" ] ||
+    printf '%s\n' "$err" | grep -q '^head:'; then
+    echo "make plot-07 with a missing CSV said:"; printf '%s\n' "$err"
+    exit 1
+fi
 if ! command -v "$gnuplot" >/dev/null 2>&1; then
     echo "skipped: gnuplot not found (GNUPLOT=$gnuplot)" >&2
     exit 77
