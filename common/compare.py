@@ -2,7 +2,8 @@
 """compare.py - a chapter's C lab and the tutorial's CuPy, on the same GPU,
 in one table: what `make compare-NN` and `make compare` run.
 
-    python3 common/compare.py [--quick] [--summary] [--rounds N] CHAPTER BIN [...]
+    python3 common/compare.py [--quick] [--summary] [--rounds N]
+                              CHAPTER BIN [...]
     python3 common/compare.py 02_interop build/bin/02_interop --quick
 
 For each CHAPTER folder (it holds cupy_original.py) this runs the C lab BIN

@@ -130,9 +130,11 @@ def time_events_turns(cp, fns, warmup, repeat):
 
 
 def time_host(cp, fn, warmup, repeat):
-    """Median ms of fn() on the host clock, after `warmup` untimed calls;
-    the device is synchronized before the clock starts and before it is
-    read, so work fn() left queued is counted."""
+    """common/timing.c's cm_time_host in CuPy: the median ms of fn() on the
+    host clock, after `warmup` untimed calls. As there, fn() must finish
+    its own work before it returns (cp.asnumpy does; else a synchronize):
+    the clock stops when it returns. The device is synchronized before
+    each clock starts, so no earlier work is counted."""
     for _ in range(warmup):
         fn()
     samples = []
@@ -140,7 +142,6 @@ def time_host(cp, fn, warmup, repeat):
         cp.cuda.Device().synchronize()
         t0 = time.perf_counter()
         fn()
-        cp.cuda.Device().synchronize()
         samples.append((time.perf_counter() - t0) * 1e3)
     return statistics.median(samples)
 
