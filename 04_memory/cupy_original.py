@@ -37,7 +37,7 @@ The rows:
     lab's blocked.cu makes them, one cuBLAS call each on the views
     themselves (a pointer into the big array and its row length), beta = 1
     to add into c in place, C blocks dealt over 4 streams, one cuBLAS
-    handle each (the lab's default --streams 4). No call of CuPy's array
+    handle each (as the lab with --streams 4). No call of CuPy's array
     API adds the product of two views of a larger matrix into a third
     without copying them: cp.dot's out= must be C-contiguous and is
     overwritten, and cupy.cublas.gemm, which takes a beta, first copies
