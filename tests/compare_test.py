@@ -617,6 +617,9 @@ def test_c_side(chapter):
     headline = getattr(module, "HEADLINE", None)
     expect(isinstance(headline, str) and headline,
            "%s: HEADLINE names a step" % path)
+    timing = getattr(module, "TIMING", "unset")
+    expect(isinstance(timing, str) and timing and "\n" not in timing,
+           "%s: TIMING, where given, is one line" % path)
 
 
 def main():
