@@ -19,11 +19,11 @@
  * peak, since the compiler only has the baseline vector ISA to work with.
  */
 #include "cpu_gemm.h"
+#include "cpus.h"
 
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 /* Register block MR x NR (doubles) and cache blocks: an MR x KC strip of A
  * and a KC x NR strip of B stay in L1, the MC x KC block of A in L2, the
@@ -47,8 +47,7 @@ static size_t min_size(size_t x, size_t y) { return x < y ? x : y; }
 
 int cpu_gemm_max_threads(void)
 {
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    return cores > 0 ? (int)cores : 1;
+    return cm_cpu_count();
 }
 
 /* Copies the mc x kc block of A at a into strips of MR rows: strip s holds

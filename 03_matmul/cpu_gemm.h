@@ -16,7 +16,8 @@
 extern "C" {
 #endif
 
-/* The number of CPU cores online (at least 1). */
+/* The CPUs this process may use (cm_cpu_count: its affinity mask and its
+ * cgroup's CPU quota; at least 1). */
 int cpu_gemm_max_threads(void);
 
 /* C = A B (C is overwritten). Uses up to max_threads threads, fewer when

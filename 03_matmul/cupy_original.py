@@ -18,11 +18,12 @@ we add one check (c_np against NumPy's a_np @ b_np).
 measure() does the same steps at the C lab's sizes (n = 1000; --quick:
 n = 257, as `03_matmul --quick`) and times each one the way matmul.cu
 does: GPU steps with one CUDA event pair per repetition, all queued back
-to back and read after the last (common/timing_cuda.c); end to end and the
-CPU on the host clock; the first cp.dot once, on the host clock with a
-synchronize, in a fresh process. Each is the median of 10 after 2 warm-ups
-(--quick: 3 after 1), the lab's defaults. Where it differs from the
-tutorial's text, and why:
+to back and read after the last (cupy_env.time_events, the lab's
+cm_time_events); end to end and the CPU on the host clock
+(cupy_env.time_host, cm_time_host); the first cp.dot once, on the host
+clock with a synchronize, in a fresh process. Each is the median of 10
+after 2 warm-ups (--quick: 3 after 1), the lab's defaults. Where it
+differs from the tutorial's text, and why:
   - The inputs are the C lab's own A and B, not np.random.rand: the lab
     fills them with a seeded xoshiro256** generator (common/random.c), and
     xoshiro_uniform() below makes the same numbers bit for bit, so both
@@ -35,11 +36,8 @@ tutorial's text, and why:
     result is checked against (every element, within the bound the C lab
     uses, gemm_plan.c), and the counterpart of the lab's cpu_gemm.c.
 """
-import argparse
 import csv
-import json
 import os
-import statistics
 import sys
 import time
 
@@ -47,7 +45,6 @@ sys.path.insert(0, os.path.join(os.path.dirname(
     os.path.abspath(__file__)), "..", "common"))
 import cupy_env  # noqa: E402  (needs the path above)
 
-PROG = "03_matmul/cupy_original.py"
 TUTORIAL_N, QUICK_N = 1000, 257       # matmul.cu: TUTORIAL_N, QUICK_N
 SEED_A, SEED_B = 1, 2                 # matmul.cu: SEED_A, SEED_B
 EPS = 2.0 ** -52                      # DBL_EPSILON
@@ -129,37 +126,6 @@ def checksums(np, c):
     return float(rows.sum()), float((weights * rows).sum())
 
 
-def median(samples):
-    return float(statistics.median(samples))
-
-
-def time_events(cp, fn, warmup, repeat):
-    """common/timing_cuda.c's cm_time_events on the current stream."""
-    for _ in range(warmup):
-        fn()
-    stream = cp.cuda.get_current_stream()
-    stream.synchronize()
-    pairs = [(cp.cuda.Event(), cp.cuda.Event()) for _ in range(repeat)]
-    for start, stop in pairs:
-        start.record(stream)
-        fn()
-        stop.record(stream)
-    pairs[-1][1].synchronize()
-    return [cp.cuda.get_elapsed_time(s, e) for s, e in pairs]
-
-
-def time_host(fn, warmup, repeat):
-    """Host clock; fn must wait for its own work."""
-    for _ in range(warmup):
-        fn()
-    samples = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        fn()
-        samples.append((time.perf_counter() - t0) * 1e3)
-    return samples
-
-
 def row(step, ms, ok, rate=None, check=None, detail="", **extra):
     r = {"step": step, "ms": float(ms), "ok": bool(ok), "detail": detail}
     if rate is not None:
@@ -224,7 +190,7 @@ def measure(quick):
     def h2d():
         got["a"] = cp.asarray(a_np)
         got["b"] = cp.asarray(b_np)
-    t = median(time_events(cp, h2d, warmup, repeat))
+    t = cupy_env.time_events(cp, h2d, warmup, repeat)
     ok = (np.array_equal(cp.asnumpy(got["a"]), a_np)
           and np.array_equal(cp.asnumpy(got["b"]), b_np))
     rows.append(row(S_H2D, t, ok, gbps(2 * nbytes, t),
@@ -244,7 +210,7 @@ def measure(quick):
     # c_cp = cp.dot(a_cp, b_cp): the GEMM alone.
     def gemm():
         got["c"] = cp.dot(a_cp, b_cp)
-    t = median(time_events(cp, gemm, warmup, repeat))
+    t = cupy_env.time_events(cp, gemm, warmup, repeat)
     c_host = cp.asnumpy(got["c"])
     ok, detail = verdict(c_host)
     c_sum, c_weighted = checksums(np, c_host)
@@ -259,7 +225,7 @@ def measure(quick):
 
     def d2h():
         got["host"] = cp.asnumpy(c_cp)
-    t = median(time_events(cp, d2h, warmup, repeat))
+    t = cupy_env.time_events(cp, d2h, warmup, repeat)
     ok = np.array_equal(got["host"], c_host)
     rows.append(row(S_D2H, t, ok, gbps(nbytes, t),
                     detail="copy equals C" if ok else "copy differs"))
@@ -267,7 +233,7 @@ def measure(quick):
 
     def d2h_out():
         cp.asnumpy(c_cp, out=buf)
-    t = median(time_events(cp, d2h_out, warmup, repeat))
+    t = cupy_env.time_events(cp, d2h_out, warmup, repeat)
     ok = np.array_equal(buf, c_host)
     rows.append(row(S_D2H_OUT, t, ok, gbps(nbytes, t),
                     detail="copy equals C" if ok else "copy differs"))
@@ -278,70 +244,18 @@ def measure(quick):
         a = cp.asarray(a_np)
         b = cp.asarray(b_np)
         got["e2e"] = cp.asnumpy(cp.dot(a, b))
-    t = median(time_host(end_to_end, warmup, repeat))
+    t = cupy_env.time_host(cp, end_to_end, warmup, repeat)
     ok, detail = verdict(got["e2e"])
     rows.append(row(S_E2E, t, ok, tflops(t), detail=detail))
 
     # The CPU reference: NumPy's BLAS (ref above was its warm-up).
     def cpu():
         got["cpu"] = a_np @ b_np
-    t = median(time_host(cpu, 0, repeat))
+    t = cupy_env.time_host(cp, cpu, 0, repeat)
     ok, detail = verdict(got["cpu"])
     rows.append(row(S_CPU, t, ok, f"{flops / (t * 1e6):.1f} GFLOP/s",
                     detail="the last run " + detail))
     return rows
-
-
-def print_table(rows, info, quick):
-    print(f"GPU: {info['gpu']} (CUDA runtime "
-          f"{cupy_env.version_text(info['cuda'])}, CuPy {info['cupy']}); "
-          f"n = {QUICK_N if quick else TUTORIAL_N}; medians, ms")
-    print(f"  {'step':36} {'ms':>9}  {'rate':16} check")
-    for r in rows:
-        print(f"  {r['step']:36} {r['ms']:9.3f}  {r.get('unit_rate', ''):16}"
-              f" {'ok' if r['ok'] else 'FAILED'}: {r['detail']}")
-
-
-def write_json(path, doc):
-    tmp = f"{path}.tmp{os.getpid()}"
-    with open(tmp, "w") as f:
-        json.dump(doc, f, indent=1)
-    os.replace(tmp, path)
-
-
-def main(argv=None):
-    parser = argparse.ArgumentParser(
-        prog=PROG, description="The tutorial's cp.dot (section 2.24.1.3), "
-        "then the same steps timed at the C lab's sizes.")
-    parser.add_argument("--quick", action="store_true",
-                        help="the C lab's --quick size (n = 257)")
-    parser.add_argument("--json", metavar="FILE",
-                        help="write the measured rows to FILE, print "
-                        "nothing but errors")
-    args = parser.parse_args(argv)
-    cp, _ = _libs()
-    try:
-        ok = True
-        if not args.json:
-            ok = tutorial()
-        rows = measure(args.quick)
-        info = cupy_env.gpu_info(cp)
-        if args.json:
-            write_json(args.json, dict(info, rows=rows))
-        else:
-            print_table(rows, info, args.quick)
-    except Exception as e:  # one line, not a traceback
-        print(f"{PROG}: {type(e).__name__}: {e}", file=sys.stderr)
-        return 1
-    failed = [r["step"] for r in rows if not r["ok"]]
-    if not ok:
-        failed.insert(0, "tutorial's c_np vs NumPy")
-    if failed:
-        print(f"{PROG}: check failed: {'; '.join(failed)}", file=sys.stderr)
-        return 1
-    if not args.json:
-        print("PASS")
-    return 0
 
 
 # For make compare-03: how the C lab reports the same steps
@@ -393,6 +307,10 @@ WHY = {
 }
 
 HEADLINE = S_GEMM
+TIMING = ("GPU steps on CUDA events, one pair per repetition, queued back "
+          "to back, read after the last (cm_time_events, "
+          "cupy_env.time_events); first call, end to end and CPU on the "
+          "host clock")
 
 
 def _fmt(value):
@@ -441,4 +359,4 @@ def agree(cupy_rows, c_rows):
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(cupy_env.main(tutorial, measure))

@@ -21,8 +21,9 @@ measure() does the same work at the C lab's sizes (n = 10000, block 1000;
 --quick: n = 2001, block 500, which leaves an edge block of 1, as
 `04_memory --quick`), timed as the lab times it: GPU work with one CUDA
 event pair per repetition, queued back to back and read after the last
-one (common/timing_cuda.c); allocations on the host clock, each ending in
-a synchronize. Medians of 10 after 2 warm-ups (--quick: 3 after 1).
+one (cupy_env.time_events, the lab's cm_time_events); allocations on the
+host clock, each ending in a synchronize (cupy_env.time_host). Medians
+of 10 after 2 warm-ups (--quick: 3 after 1).
 The rows:
   - x = cp.random.rand(n, n): cuRAND's fill; x.nbytes, which the lab's
     CSV also reports.
@@ -36,12 +37,14 @@ The rows:
     lab's blocked.cu makes them, one cuBLAS call each on the views
     themselves (a pointer into the big array and its row length), beta = 1
     to add into c in place, C blocks dealt over 4 streams, one cuBLAS
-    handle each (the lab's default --streams 4). No call of CuPy's array
+    handle each (as the lab with --streams 4). No call of CuPy's array
     API adds the product of two views of a larger matrix into a third
     without copying them: cp.dot's out= must be C-contiguous and is
     overwritten, and cupy.cublas.gemm, which takes a beta, first copies
     a view that is neither C- nor F-contiguous. So this calls cuBLAS
     through CuPy's own binding, cupy_backends.cuda.libs.cublas.dgemm.
+    The same work as the lab's blocked GEMM, on as many streams (the
+    driver gives the lab --streams 4): the summary's row.
   - y = cp.dot(x, x), with x from cp.random.RandomState(11): the same
     cuRAND generator, seed and offset as the lab's pool part, so both
     sides hold the same x, and the checksums of y can be compared.
@@ -58,9 +61,7 @@ the lab's; the CuPy-written-well row above; a host copy of what the
 checks need (NumPy checks every product by Freivalds' method, with the
 lab's tolerance, common/freivalds.c).
 """
-import argparse
 import csv
-import json
 import os
 import statistics
 import sys
@@ -70,10 +71,9 @@ sys.path.insert(0, os.path.join(os.path.dirname(
     os.path.abspath(__file__)), "..", "common"))
 import cupy_env  # noqa: E402  (needs the path above)
 
-PROG = "04_memory/cupy_original.py"
 N, BLOCK = 10000, 1000                # memory.cu's defaults
 QUICK_N, QUICK_BLOCK = 2001, 500      # memory.cu's --quick
-STREAMS = 4                           # blocked.cu: --streams 4
+STREAMS = 4                           # given to the lab: --streams 4
 SEED_A, SEED_B = 1, 2
 SEED_POOL_X = 11                      # pool.cu: SEED_POOL_X, cuRAND
 SEED_CHECK = 3
@@ -184,35 +184,6 @@ def median(samples):
     return float(statistics.median(samples))
 
 
-def time_events(cp, fn, warmup, repeat, stream=None):
-    """common/timing_cuda.c's cm_time_events on `stream` (default: the
-    current one)."""
-    for _ in range(warmup):
-        fn()
-    if stream is None:
-        stream = cp.cuda.get_current_stream()
-    stream.synchronize()
-    pairs = [(cp.cuda.Event(), cp.cuda.Event()) for _ in range(repeat)]
-    for start, stop in pairs:
-        start.record(stream)
-        fn()
-        stop.record(stream)
-    pairs[-1][1].synchronize()
-    return [cp.cuda.get_elapsed_time(s, e) for s, e in pairs]
-
-
-def time_host(fn, warmup, repeat):
-    """Host clock; fn must wait for its own work."""
-    for _ in range(warmup):
-        fn()
-    samples = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        fn()
-        samples.append((time.perf_counter() - t0) * 1e3)
-    return samples
-
-
 def rel_diff(cp, got, want):
     """||got - want|| / ||want|| (Frobenius), on the GPU."""
     return float(cp.linalg.norm(got - want) / cp.linalg.norm(want))
@@ -305,7 +276,7 @@ def measure(quick):
 
     def rand():
         got["x"] = rs.rand(n, n)
-    t = median(time_events(cp, rand, warmup, repeat))
+    t = cupy_env.time_events(cp, rand, warmup, repeat)
     x = got.pop("x")
     lo, hi = float(x.min()), float(x.max())
     ok = x.nbytes == nbytes and x.dtype == np.float64 and 0 <= lo < hi < 1
@@ -320,8 +291,8 @@ def measure(quick):
     a = cp.random.RandomState(SEED_A).rand(n, n)
     b = cp.random.RandomState(SEED_B).rand(n, n)
     c_one = cp.empty((n, n))
-    t = median(time_events(cp, lambda: cp.dot(a, b, out=c_one), warmup,
-                           repeat))
+    t = cupy_env.time_events(cp, lambda: cp.dot(a, b, out=c_one), warmup,
+                             repeat)
     worst, where = freivalds(np, cp.asnumpy(a), cp.asnumpy(b),
                              cp.asnumpy(c_one), SEED_CHECK)
     rows.append(row(S_ONE, t, worst <= 1, tflops(t), detail="Freivalds "
@@ -330,7 +301,7 @@ def measure(quick):
 
     def tutorial_code():
         got["c"] = block_matrix_multiply(a, b, bs)
-    t = median(time_events(cp, tutorial_code, warmup, repeat))
+    t = cupy_env.time_events(cp, tutorial_code, warmup, repeat)
     err = rel_diff(cp, got.pop("c"), c_one)
     rows.append(row(S_BLK_TUT, t, err <= tol, tflops(t), detail="vs one "
                     f"call: relative difference {err:.2e} (tolerance 2 n "
@@ -339,8 +310,8 @@ def measure(quick):
     c_views = cp.empty((n, n))
     views = BlockedViews(cp, np, n, bs, STREAMS)
     try:
-        t = median(time_events(cp, lambda: views.run(a, b, c_views),
-                               warmup, repeat, views.streams[0]))
+        t = cupy_env.time_events(cp, lambda: views.run(a, b, c_views),
+                                 warmup, repeat, views.streams[0])
     finally:
         views.close()
     err = rel_diff(cp, c_views, c_one)
@@ -355,7 +326,7 @@ def measure(quick):
 
     def dot():
         got["y"] = cp.dot(x, x)
-    t = median(time_events(cp, dot, warmup, repeat))
+    t = cupy_env.time_events(cp, dot, warmup, repeat)
     y = got.pop("y")
     x_host, y_host = cp.asnumpy(x), cp.asnumpy(y)
     worst, where = freivalds(np, x_host, x_host, y_host, SEED_CHECK)
@@ -406,7 +377,7 @@ def measure(quick):
     def alloc_warm():
         cp.empty((n, n))           # freed at once: back to the pool
         stream.synchronize()
-    t = median(time_host(alloc_warm, max(1, warmup), repeat))
+    t = cupy_env.time_host(cp, alloc_warm, max(1, warmup), repeat)
     kept = pool.total_bytes() - pool.used_bytes()
     ok = pool.used_bytes() == used0 and kept >= nbytes
     rows.append(row(S_ALLOC_POOL, t, ok, detail=f"pool keeps {kept} "
@@ -415,73 +386,22 @@ def measure(quick):
     def alloc_raw():
         cp.empty((n, n))
         pool.free_all_blocks()
-    t = median(time_host(alloc_raw, warmup, repeat))
+    t = cupy_env.time_host(cp, alloc_raw, warmup, repeat)
     ok = pool.used_bytes() == used0 and pool.total_bytes() == total0
     rows.append(row(S_ALLOC_RAW, t, ok, detail="pool back to "
                     f"{pool.total_bytes()} bytes after each"))
     return rows
 
 
-def print_table(rows, info, quick):
-    print(f"GPU: {info['gpu']} (CUDA runtime "
-          f"{cupy_env.version_text(info['cuda'])}, CuPy {info['cupy']}); "
-          f"n = {QUICK_N if quick else N}, block "
-          f"{QUICK_BLOCK if quick else BLOCK}; medians, ms")
-    print(f"  {'step':40} {'ms':>9}  {'rate':15} check")
-    for r in rows:
-        print(f"  {r['step']:40} {r['ms']:9.3f}  {r.get('unit_rate', ''):15}"
-              f" {'ok' if r['ok'] else 'FAILED'}: {r['detail']}")
-
-
-def write_json(path, doc):
-    tmp = f"{path}.tmp{os.getpid()}"
-    with open(tmp, "w") as f:
-        json.dump(doc, f, indent=1)
-    os.replace(tmp, path)
-
-
-def main(argv=None):
-    parser = argparse.ArgumentParser(
-        prog=PROG, description="The tutorial's memory section (2.24.2), "
-        "then the same work timed at the C lab's sizes.")
-    parser.add_argument("--quick", action="store_true",
-                        help="the C lab's --quick sizes (n = 2001, "
-                        "block 500)")
-    parser.add_argument("--json", metavar="FILE",
-                        help="write the measured rows to FILE, print "
-                        "nothing but errors")
-    args = parser.parse_args(argv)
-    cp, _ = _libs()
-    try:
-        ok = True
-        if not args.json:
-            ok = tutorial()
-        rows = measure(args.quick)
-        info = cupy_env.gpu_info(cp)
-        if args.json:
-            write_json(args.json, dict(info, rows=rows))
-        else:
-            print_table(rows, info, args.quick)
-    except Exception as e:  # one line, not a traceback
-        print(f"{PROG}: {type(e).__name__}: {e}", file=sys.stderr)
-        return 1
-    failed = [r["step"] for r in rows if not r["ok"]]
-    if not ok:
-        failed.insert(0, "the tutorial's checks")
-    if failed:
-        print(f"{PROG}: check failed: {'; '.join(failed)}", file=sys.stderr)
-        return 1
-    if not args.json:
-        print("PASS")
-    return 0
-
-
 # For make compare-04: how the C lab reports the same steps
 # All four parts at n = 10000, block 1000. n and the repeats are given,
 # so that the lab never cuts them on a GPU with slow FP64 (memory.cu's
 # cost check): both sides always run the same sizes.
-C_ARGS = ["--n", str(N), "--repeat", "10", "--warmup", "2"]
-C_QUICK_ARGS = ["--quick"]   # n = 2001, block 500, 3 after 1
+C_ARGS = ["--n", str(N), "--repeat", "10", "--warmup", "2",
+          "--streams", str(STREAMS)]
+# n = 2001, block 500, 3 after 1; the blocked GEMM on STREAMS streams, as
+# BlockedViews, whatever the lab's default.
+C_QUICK_ARGS = ["--quick", "--streams", str(STREAMS)]
 
 
 def c_rows(csv_path):
@@ -512,16 +432,21 @@ def c_rows(csv_path):
 WHY = {
     S_NBYTES: "the lab makes the same x (cuRAND), untimed",
     S_ONE: "cuBLAS float64 GEMM on both (GemmEx 64F vs Dgemm)",
-    S_BLK_TUT: "per block: 2 view copies, a temporary, a += kernel; 1 "
-               "stream, not 4",
-    S_BLK_VIEWS: "the lab's cuBLAS calls on views, 4 streams, from Python",
+    S_BLK_TUT: "the tutorial's code, per block: 2 view copies, a "
+               "temporary, a += kernel; 1 stream (C: 4)",
+    S_BLK_VIEWS: "the lab's cuBLAS calls on views, 4 streams on both "
+                 "sides; CuPy calls from Python",
     S_Y: "one GEMM's work; the lab does not time its y",
     S_FREE: "cudaFree of x's block; the lab's pool trim is untimed",
     S_ALLOC_POOL: "CuPy's free list vs cudaMallocAsync's pool",
     S_ALLOC_RAW: "both cudaMalloc + cudaFree (CuPy's pool emptied)",
 }
 
-HEADLINE = S_BLK_TUT
+HEADLINE = S_BLK_VIEWS
+TIMING = ("GEMMs on CUDA events, one pair per repetition, queued back to "
+          "back, read after the last (cm_time_events, "
+          "cupy_env.time_events); allocations on the host clock, each "
+          "ending in a synchronize")
 
 
 def agree(cupy_rows, c_rows):
@@ -564,4 +489,4 @@ def agree(cupy_rows, c_rows):
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(cupy_env.main(tutorial, measure))

@@ -38,6 +38,16 @@ C = A B on the GPU, and the check of C on the CPU, in the lab's modes:
   compute_matrix_mult call per task through a pool of as many threads as
   the pipeline has GPU threads, on inputs prepared before the clock
   starts, as in the tutorial's snippet.
+- a task's GPU part, the same work on both sides (the summary's row):
+  what the lab's serial mode does between its CPU steps, A and B copied
+  from pageable memory into device arrays made once (ndarray.set, a
+  cudaMemcpy as the lab's), C = A B (cp.dot with out=), C copied back
+  into a host array made once (ndarray.get with out=), on the legacy
+  default stream, each of the three stages between CUDA events and every
+  task waited for. The lab reports each stage's median over the tasks of
+  its serial run; this row and the lab's are the sum of the three.
+  The modes above do the same GPU work, but their CPU work differs in
+  kind (NumPy's passes over the arrays against the lab's fused C loops).
 
 Where this differs from the tutorial, and why:
 - A and B are not np.random.rand as they stand: each row is normalised,
@@ -54,7 +64,8 @@ Timing, as the lab's: the host clock around a whole run of all tasks
 (every task ends in a wait for its copy back, so all GPU work is done),
 the median of 5 runs (--quick: 3). Warm-up before them: one task on the
 same threads for serial and offload (cuBLAS handles, CuPy's memory pool,
-its kernels), one whole run for the pipeline and the tutorial pool.
+its kernels), one whole run for the pipeline and the tutorial pool, one
+task for the GPU part.
 """
 import csv
 import os
@@ -82,6 +93,7 @@ S_SERIAL = "serial: 1 thread, task after task"
 S_OFFLOAD = "offload: 1 GPU thread, main thread preps"
 S_PIPELINE = "pipeline: per-thread streams, pinned"
 S_TUTORIAL = "tutorial pool, no CPU prep"
+S_GPU_PART = "a task's GPU part: H2D A, B + GEMM + D2H C"
 
 
 def _modules():
@@ -90,14 +102,6 @@ def _modules():
     if cp is None:
         cp, np = cupy_env.require_cupy()
     return cp, np
-
-
-def cpu_count():
-    """CPUs this process may use, as the lab counts them."""
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:
-        return os.cpu_count() or 1
 
 
 # ---- the tutorial -----------------------------------------------------
@@ -273,6 +277,31 @@ def run_pipeline(tasks, lanes, gpu, cpu):
     return worst
 
 
+class GpuPart:
+    """The lab's compute_matrix_mult in its serial mode, written well:
+    device A, B, C made once, pageable copies in and out (into the task's
+    own C), the three stages between CUDA events on the current stream."""
+
+    def __init__(self, n):
+        self.a, self.b, self.c = [cp.empty((n, n), cp.float64)
+                                  for _ in range(3)]
+        self.marks = [cp.cuda.Event() for _ in range(4)]
+
+    def run(self, t):
+        """Task t's GPU part; returns its stages' ms (H2D, GEMM, D2H)."""
+        m = self.marks
+        m[0].record()
+        self.a.set(t.a)
+        self.b.set(t.b)
+        m[1].record()
+        cp.dot(self.a, self.b, out=self.c)
+        m[2].record()
+        self.c.get(out=t.c)
+        m[3].record()
+        m[3].synchronize()
+        return [cp.cuda.get_elapsed_time(m[i], m[i + 1]) for i in range(3)]
+
+
 def run_tutorial_pool(inputs, gpu):
     """The tutorial's code alone: every task submitted, then every result
     taken, as the tutorial's one submit and result() would be."""
@@ -318,7 +347,7 @@ def measure(quick):
         n, tasks, workers, threads = (QUICK_N, QUICK_TASKS, QUICK_WORKERS,
                                       QUICK_THREADS)
     else:
-        n, tasks, workers, threads = N, TASKS, WORKERS, cpu_count()
+        n, tasks, workers, threads = N, TASKS, WORKERS, cupy_env.cpu_count()
     runs = QUICK_RUNS if quick else RUNS
     rows = []
 
@@ -365,6 +394,24 @@ def measure(quick):
             worst = worse(worst, check_task(h, cpu))
         rows.append(_row(S_TUTORIAL, ms, tasks, worst,
                          work_text(n, tasks, workers)))
+
+        # The GPU part alone, task after task, as the lab's serial mode
+        # times it: each stage's median over every task of the runs, then
+        # their sum (the lab: over the tasks of its median run).
+        part = GpuPart(n)
+        part.run(inputs[0])
+        stages = [[], [], []]
+        for _ in range(runs):
+            for h in inputs:
+                for s, ms in zip(stages, part.run(h)):
+                    s.append(ms)
+        ms = sum(statistics.median(s) for s in stages)
+        worst = 0.0                     # C of the last run, every task
+        for h in inputs:
+            worst = worse(worst, check_task(h, cpu))
+        rows.append(dict(_row(S_GPU_PART, ms, tasks, worst,
+                              work_text(n, tasks)), unit_rate="per task"))
+        del part
     return rows
 
 
@@ -378,7 +425,8 @@ C_MODES = {"serial": S_SERIAL, "offload": S_OFFLOAD, "pipeline": S_PIPELINE}
 def c_rows(csv_path):
     """One row per mode of the lab's --csv: its median wall time, and in
     'check' the work it did (n, tasks; the pipeline's GPU and CPU
-    threads), from the same file."""
+    threads), from the same file. The serial row's stage medians per task
+    (h2d_ms, gemm_ms, d2h_ms) add up to the GPU part's row."""
     rows = []
     with open(csv_path, newline="") as f:
         for r in csv.DictReader(f):
@@ -391,6 +439,10 @@ def c_rows(csv_path):
                              int(r["n"]), int(r["tasks"]),
                              int(r["workers"]) if pipeline else None,
                              int(r["threads"]) if pipeline else None)})
+            if r["mode"] == "serial":
+                rows.append({"step": S_GPU_PART, "ms": sum(
+                    float(r[k]) for k in ("h2d_ms", "gemm_ms", "d2h_ms")),
+                    "check": work_text(int(r["n"]), int(r["tasks"]))})
     return rows
 
 
@@ -402,9 +454,13 @@ WHY = {
                 "passes vs fused C loops",
     S_TUTORIAL: "CuPy side only: no CPU work; pageable host arrays, "
                 "every thread on the one legacy default stream",
+    S_GPU_PART: "the same work: 2 pageable copies in, cuBLAS dgemm, 1 "
+                "copy out, into arrays made once; CuPy calls from Python",
 }
 
-HEADLINE = S_PIPELINE
+HEADLINE = S_GPU_PART
+TIMING = ("modes: the host clock around a whole run of all tasks; the GPU "
+          "part: each stage between CUDA events, every task waited for")
 
 
 def agree(cupy_rows, c_rows):

@@ -4,17 +4,15 @@
  * task or the pool stops. Each future has its own mutex and condition, so
  * a caller can wait on it, or free it, even after the pool is gone.
  */
-#define _GNU_SOURCE  /* sched_getaffinity and CPU_COUNT */
 #include "pool.h"
+#include "cpus.h"
 #include "timing.h"
 
 #include <errno.h>
 #include <pthread.h>
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #define POOL_ERROR_BYTES 512
 
@@ -299,9 +297,5 @@ int pool_parallel_for(pool *p, long rank, size_t count, int chunks,
 
 int pool_cpu_count(void)
 {
-    cpu_set_t set;
-    if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0)
-        return CPU_COUNT(&set);
-    long n = sysconf(_SC_NPROCESSORS_ONLN);
-    return n > 0 ? (int)n : 1;
+    return cm_cpu_count();
 }

@@ -76,7 +76,8 @@ int pool_workers(const pool *p);
 int pool_parallel_for(pool *p, long rank, size_t count, int chunks,
                       pool_range_fn fn, void *arg, double *busy_ms);
 
-/* CPUs this process may run on (at least 1). */
+/* CPUs this process may run on: cm_cpu_count, its affinity mask and its
+ * cgroup's CPU quota (at least 1). */
 int pool_cpu_count(void);
 
 #ifdef __cplusplus

@@ -18,8 +18,11 @@ The ten 800 MB arrays (and CuPy's pinned staging buffers) need more than
 10 GB of host memory, and about 9 GB on the GPU.
 
 measure() does the lab's work with CuPy, at its sizes (--quick: a 512 x
-512 array and 200 arrays of 4 KiB, as the lab's --quick), on CUDA events,
-median of 10 after 2 warm-ups (3 after 1 with --quick):
+512 array and 200 arrays of 4 KiB, as the lab's --quick), on CUDA events
+as the lab times each copy (pageable copies: each between its own pair
+of events, waited for before the next; pinned and small copies: one pair
+per repetition, queued back to back and read after the last), median of
+10 after 2 warm-ups (3 after 1 with --quick):
 - the first cp.asarray of the process, on the host clock until the copy
   has arrived, as the lab's "tutorial way" row (both include creating the
   context);
@@ -29,8 +32,9 @@ median of 10 after 2 warm-ups (3 after 1 with --quick):
   buffer first), cp.asnumpy(x_cp, out=...) into pageable and pinned
   arrays made once;
 - 1000 small arrays of 8 KiB: the tutorial's loop, [cp.asarray(a) for a
-  in arrays], against the same arrays packed in one pinned array and
-  copied with one x.set().
+  in arrays], against the lab's loop of cudaMemcpy, and the same arrays
+  packed in one pinned array and copied with one x.set(), against the
+  lab's packed copy: the same work on both sides, the summary's row.
 Every copy is checked bit for bit against its source. Run it alone
 (python3 07_bandwidth/cupy_original.py [--quick]) or beside the C lab:
 make compare-07.
@@ -61,7 +65,6 @@ def step_names(big_bytes, arrays, array_bytes):
         "d2h_pinned": "cp.asnumpy(x_cp, out=h_pinned) %s" % size,
         "loop": "small arrays one by one, %s" % small,
         "packed": "small arrays packed, %s" % small,
-        "headline": "small arrays: loop vs packed, %s" % small,
     }
 
 
@@ -154,6 +157,9 @@ def measure(quick):
     def events(fn):
         return cupy_env.time_events(cp, fn, warmup, repeat)
 
+    def waited(fn):   # the lab's pageable copies: each waited for
+        return cupy_env.time_events_turns(cp, [fn], warmup, repeat)[0]
+
     # The tutorial's first call, which creates the CUDA context, waited
     # for before the clock is read (as the lab's "tutorial way" row).
     if not _tutorial_ran:
@@ -163,7 +169,7 @@ def measure(quick):
         ms = (time.perf_counter() - t0) * 1e3
         row("first", ms, _same_bits(np, x_cp.get(), x_np), nbytes)
 
-    ms = events(lambda: cp.asarray(x_np))
+    ms = waited(lambda: cp.asarray(x_np))
     x_cp = cp.asarray(x_np)
     row("h2d", ms, _same_bits(np, x_cp.get(), x_np), nbytes)
 
@@ -177,7 +183,7 @@ def measure(quick):
     row("h2d_pinned", ms, _same_bits(np, d.get(), x_np), nbytes)
 
     h = np.empty_like(x_np)
-    ms = events(lambda: cp.asnumpy(d, out=h))
+    ms = waited(lambda: cp.asnumpy(d, out=h))
     h.fill(np.nan)
     cp.asnumpy(d, out=h)
     row("d2h", ms, _same_bits(np, h, x_np), nbytes)
@@ -211,10 +217,6 @@ def measure(quick):
     packed_ok = all(_same_bits(np, back[i], a) for i, a in
                     enumerate(small))
     row("packed", ms, packed_ok, total)
-
-    # The summary's row: the tutorial's loop, which the C lab's packed
-    # copy stands beside.
-    row("headline", loop_ms, loop_ok, total)
     return rows
 
 
@@ -227,7 +229,7 @@ _C_STEPS = {"pageable H2D, tutorial way": ["first"],
             "pageable H2D": ["h2d"], "pinned H2D": ["h2d_pinned"],
             "pageable D2H": ["d2h"], "pinned D2H": ["d2h_pinned"],
             "small, 1 by 1, pageable": ["loop"],
-            "small, packed, 1 copy": ["packed", "headline"]}
+            "small, packed, 1 copy": ["packed"]}
 
 
 def c_rows(csv_path):
@@ -241,7 +243,6 @@ def c_rows(csv_path):
     names = step_names(side_bytes, *(sizes[0][1:] if sizes else (small, 1)))
     rows = []
     for r in lab:
-        # One C copy may stand beside two CuPy rows (the summary's).
         for key in _C_STEPS.get(r["case"], []):
             rows.append({"step": names[key], "ms": float(r["median_ms"]),
                          "check": counted[r["case"]]})
@@ -261,10 +262,12 @@ WHY = {
     "small arrays one by one": "per array: pool allocation, staging, a "
                                "Python call vs a cudaMemcpy",
     "small arrays packed": "the same one copy from pinned memory",
-    "small arrays: loop vs packed": "CuPy: the tutorial's loop, one copy "
-                                    "per array; C: one packed copy",
 }
-HEADLINE = "small arrays: loop vs packed"
+HEADLINE = "small arrays packed"
+TIMING = ("CUDA events; pageable copies each waited for before the next "
+          "(cupy_env.time_events_turns), pinned and small ones queued back "
+          "to back, read after the last (cm_time_events, "
+          "cupy_env.time_events); the first copy on the host clock")
 
 
 def agree(cupy_rows, c_rows):

@@ -2,28 +2,35 @@
 """compare.py - a chapter's C lab and the tutorial's CuPy, on the same GPU,
 in one table: what `make compare-NN` and `make compare` run.
 
-    python3 common/compare.py [--quick] [--summary] CHAPTER BIN [...]
+    python3 common/compare.py [--quick] [--summary] [--rounds N]
+                              CHAPTER BIN [...]
     python3 common/compare.py 02_interop build/bin/02_interop --quick
 
 For each CHAPTER folder (it holds cupy_original.py) this runs the C lab BIN
-first, with the options and --csv file the chapter names (C_ARGS, or
+with the options and --csv file the chapter names (C_ARGS, or
 C_QUICK_ARGS with --quick), then `cupy_original.py --json FILE` in a
 process of its own, so neither side shares a process, a context or a
-memory pool with the other. Then one table: each step, the CuPy time, the
-C time, CuPy / C and what makes the difference; the cross-checks of the
-two sides' results; PASS or FAIL.
+memory pool with the other; and again, in turn, N times (3 by default,
+at least 3): C, CuPy, C, CuPy, ... so that both sides sample the same
+stretches of the machine's time. Then one table: each step, the median
+of each side's runs, CuPy / C, its range over the runs, the call
+(faster, slower, or no difference when the two sides' ranges overlap),
+and what makes the difference; the line that says how both sides time;
+the cross-checks of the two sides' results in every run; PASS or FAIL.
 
 With several chapters (`make compare`) each chapter's table comes first,
-then a summary, one row per chapter (its HEADLINE step); --summary prints
-the summary alone. Exit 0 when everything passed, 1 when a side failed or
-a check did not hold, 2 for a bad command line, 77 when CuPy, NumPy or a
-GPU is missing (one line saying which, before anything runs).
+then a summary, one row per chapter (its HEADLINE step, the same work on
+both sides); --summary prints the summary alone. Exit 0 when everything
+passed, 1 when a side failed or a check did not hold, 2 for a bad command
+line, 77 when CuPy, NumPy or a GPU is missing (one line saying which,
+before anything runs).
 """
 import importlib.util
 import json
 import os
 import re
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -32,11 +39,15 @@ sys.dont_write_bytecode = True   # no __pycache__ in the source folders
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import cupy_env  # noqa: E402  (needs the path above)
 
-USAGE = ("usage: compare.py [--quick] [--summary] CHAPTER BIN "
+USAGE = ("usage: compare.py [--quick] [--summary] [--rounds N] CHAPTER BIN "
          "[CHAPTER BIN ...]")
 # A side that runs longer than this is stopped and counted as failed.
 SIDE_TIMEOUT_S = 900
-# What the chapter's cupy_original.py must define for the driver.
+# Each side runs this many times, in turn with the other (--rounds N):
+# three is the fewest whose range says anything.
+ROUNDS = 3
+# What the chapter's cupy_original.py must define for the driver; TIMING
+# (how both sides time, one line) is printed under the table when given.
 C_SIDE = ("C_ARGS", "C_QUICK_ARGS", "c_rows", "WHY", "HEADLINE", "agree")
 
 
@@ -57,8 +68,10 @@ def usage_error(reason):
 def parse(argv):
     """Options anywhere; positionals in CHAPTER BIN pairs."""
     quick = summary = False
+    rounds = ROUNDS
     words = []
-    for arg in argv:
+    args = iter(argv)
+    for arg in args:
         if arg in ("-h", "--help"):
             print(USAGE)
             print(__doc__.split("\n\n", 2)[2].rstrip())
@@ -67,6 +80,16 @@ def parse(argv):
             quick = True
         elif arg == "--summary":
             summary = True
+        elif arg == "--rounds" or arg.startswith("--rounds="):
+            value = arg[len("--rounds="):] if "=" in arg else next(args, None)
+            if value is None:
+                usage_error("option '--rounds' needs a value")
+            if not re.fullmatch(r"[0-9]+", value):
+                usage_error("--rounds: '%s' is not a whole number" % value)
+            rounds = int(value)
+            if rounds < ROUNDS:
+                usage_error("--rounds: '%s' must be at least %d"
+                            % (value, ROUNDS))
         elif arg.startswith("-"):
             usage_error("unknown option '%s'" % arg)
         else:
@@ -82,7 +105,7 @@ def parse(argv):
                         % folder)
         if not (os.path.isfile(program) and os.access(program, os.X_OK)):
             usage_error("no lab program '%s' (make builds it)" % program)
-    return quick, summary, pairs
+    return quick, summary, rounds, pairs
 
 
 def load_chapter(folder):
@@ -125,9 +148,10 @@ def run_side(cmd, what):
         raise ChapterFailed("%s could not start: %s" % (what, err))
 
 
-def run_c(module, program, quick, tmp):
-    """The C lab with --csv; returns (its rows, its verdict line)."""
-    csv_path = os.path.join(tmp, "c.csv")
+def run_c(module, program, quick, tmp, run):
+    """The C lab with --csv, the run-th time; returns (its rows, its
+    verdict line)."""
+    csv_path = os.path.join(tmp, "c-%d.csv" % run)
     args = list(module.C_QUICK_ARGS if quick else module.C_ARGS)
     proc = run_side([program] + args + ["--csv", csv_path], "the C lab")
     if proc.returncode != 0:
@@ -151,10 +175,11 @@ def run_c(module, program, quick, tmp):
     return rows, (verdict[-1] if verdict else "PASS")
 
 
-def run_cupy(folder, quick, tmp):
-    """cupy_original.py --json in its own process; returns (the document,
-    the error line if its checks failed, else None)."""
-    json_path = os.path.join(tmp, "cupy.json")
+def run_cupy(folder, quick, tmp, run):
+    """cupy_original.py --json in its own process, the run-th time;
+    returns (the document, the error line if its checks failed, else
+    None)."""
+    json_path = os.path.join(tmp, "cupy-%d.json" % run)
     script = os.path.join(folder, "cupy_original.py")
     cmd = [sys.executable, script, "--json", json_path]
     proc = run_side(cmd + (["--quick"] if quick else []), "the CuPy side")
@@ -225,11 +250,43 @@ def fmt_time(ms):
     return _sig3(ms / 1e3) + " s"
 
 
+def _two_digits(x):
+    return "%g" % float("%.2g" % x)
+
+
 def fmt_ratio(cupy_ms, c_ms):
     """CuPy / C with two significant digits: 3.1x, 0.52x, 150x."""
     if cupy_ms is None or c_ms is None or c_ms <= 0:
         return "-"
-    return "%gx" % float("%.2g" % (cupy_ms / c_ms))
+    return _two_digits(cupy_ms / c_ms) + "x"
+
+
+def fmt_range(cupy_runs, c_runs):
+    """CuPy / C at its extremes over the runs: CuPy's fastest over C's
+    slowest, and CuPy's slowest over C's fastest: 0.95-1.1x."""
+    if not cupy_runs or not c_runs or min(c_runs) <= 0:
+        return "-"
+    return "%s-%sx" % (_two_digits(min(cupy_runs) / max(c_runs)),
+                       _two_digits(max(cupy_runs) / min(c_runs)))
+
+
+def call(cupy_runs, c_runs):
+    """Which side is faster, said only when every run of one beat every
+    run of the other (the two ranges do not overlap), with at least
+    ROUNDS runs each; else "no difference"."""
+    if not cupy_runs or not c_runs:
+        return ""
+    if min(len(cupy_runs), len(c_runs)) < ROUNDS:
+        return "too few runs"
+    if min(cupy_runs) > max(c_runs):
+        return "CuPy slower"
+    if max(cupy_runs) < min(c_runs):
+        return "CuPy faster"
+    return "no difference"
+
+
+def median(values):
+    return statistics.median(values) if values else None
 
 
 def by_prefix(table, step):
@@ -247,7 +304,8 @@ def table_text(header, rows):
     cells = [header] + rows
     widths = [max(len(r[i]) for r in cells) for i in range(len(header))]
     left = set(i for i, h in enumerate(header)
-               if h in ("step", "chapter", "what makes the difference"))
+               if h in ("step", "chapter", "call",
+                        "what makes the difference"))
     out = []
     for r in cells:
         parts = [(c.ljust if i in left else c.rjust)(widths[i])
@@ -268,41 +326,34 @@ class Result:
         self.headline = None
 
 
-def compare_chapter(folder, program, quick, driver):
-    name = os.path.basename(os.path.normpath(folder))
-    res = Result(name)
-    res.lines.append("%s%s: the C lab (%s) and the tutorial's CuPy "
-                     "(%s/cupy_original.py)" % (name, " --quick" if quick
-                                                else "", program, folder))
-    tmp = tempfile.mkdtemp(prefix="compare-")
-    try:
-        module = load_chapter(folder)
-        c_rows, c_verdict = run_c(module, program, quick, tmp)
-        doc, cupy_error = run_cupy(folder, quick, tmp)
-    except ChapterFailed as err:
-        res.code, res.error = err.code, str(err)
-        if err.code != cupy_env.EXIT_NO_DEVICE:
-            res.lines.append("FAIL: " + res.error)
-        return res
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
-    res.doc = doc
-    cupy_rows = doc["rows"]
-    c_ms = dict((r["step"], float(r["ms"])) for r in c_rows)
-    cupy_ms = dict((r["step"], float(r["ms"])) for r in cupy_rows)
-    steps = [r["step"] for r in cupy_rows]
-    steps += [r["step"] for r in c_rows if r["step"] not in cupy_ms]
-    why = dict(module.WHY)
-    table = []
-    for step in steps:
-        a, b = cupy_ms.get(step), c_ms.get(step)
-        table.append([step, fmt_time(a), fmt_time(b), fmt_ratio(a, b),
-                      by_prefix(why, step) or ""])
-    res.lines.append(gpu_line(doc, driver))
-    res.lines.append(table_text(
-        ["step", "CuPy", "C", "CuPy / C", "what makes the difference"],
-        table))
+def runs_lines(rounds):
+    """What the columns of a table mean, under its GPU line."""
+    return ["runs: each side ran %d times, in turn with the other (C, CuPy, "
+            "C, ...); CuPy and C: the median of its runs" % rounds,
+            "min-max: CuPy / C at the runs' extremes; a side is called "
+            "faster only when all its runs beat all the other's"]
 
+
+TABLE_HEADER = ["step", "CuPy", "C", "CuPy / C", "min-max", "call",
+                "what makes the difference"]
+
+
+def side_runs(runs, step):
+    """The ms of step in each run that has it: (CuPy's, C's)."""
+    return ([r["cupy"][step] for r in runs if step in r["cupy"]],
+            [r["c"][step] for r in runs if step in r["c"]])
+
+
+def table_row(runs, step, why):
+    a, b = side_runs(runs, step)
+    return [step, fmt_time(median(a)), fmt_time(median(b)),
+            fmt_ratio(median(a), median(b)), fmt_range(a, b), call(a, b),
+            by_prefix(why, step) or ""]
+
+
+def run_checks(module, c_verdict, doc, cupy_error, c_rows):
+    """One run's checks: [(what, ok, detail)]."""
+    cupy_rows = doc["rows"]
     checks = [("the C lab's own checks", True, c_verdict)]
     bad = [r["step"] for r in cupy_rows if not r.get("ok")]
     checks.append(("the CuPy side's own checks (NumPy or exact values)",
@@ -314,50 +365,128 @@ def compare_chapter(folder, program, quick, driver):
             checks.append((what, bool(ok), str(detail)))
     except Exception as err:
         checks.append(("agree()", False, "raised " + repr(err)))
+    return checks
+
+
+def merged_checks(per_run, rounds):
+    """Each check once, in order: ok when it held in every run (with the
+    last run's detail), else the first run where it failed."""
+    order, seen = [], {}
+    for k, checks in enumerate(per_run):
+        for what, ok, detail in checks:
+            if what not in seen:
+                order.append(what)
+                seen[what] = []
+            seen[what].append((k, ok, detail))
+    out = []
+    for what in order:
+        failed = [(k, d) for k, ok, d in seen[what] if not ok]
+        if failed:
+            k, detail = failed[0]
+            out.append((what, False, "FAILED in run %d of %d%s" % (
+                k + 1, rounds, ", " + detail if detail else "")))
+        else:
+            held = len(seen[what])
+            detail = seen[what][-1][2]
+            out.append((what, True, "ok in %d of %d runs%s" % (
+                held, rounds, ", " + detail if detail else "")))
+    return out
+
+
+def compare_chapter(folder, program, quick, rounds, driver):
+    name = os.path.basename(os.path.normpath(folder))
+    res = Result(name)
+    res.lines.append("%s%s: the C lab (%s) and the tutorial's CuPy "
+                     "(%s/cupy_original.py)" % (name, " --quick" if quick
+                                                else "", program, folder))
+    tmp = tempfile.mkdtemp(prefix="compare-")
+    runs = []
+    try:
+        module = load_chapter(folder)
+        # C, CuPy, C, CuPy, ...: each pair a stretch of the same time.
+        for k in range(rounds):
+            try:
+                c_rows, c_verdict = run_c(module, program, quick, tmp, k)
+                doc, cupy_error = run_cupy(folder, quick, tmp, k)
+            except ChapterFailed as err:
+                if k > 0:
+                    err.args = ("in run %d of %d, %s" % (k + 1, rounds,
+                                                         err),)
+                raise
+            runs.append({
+                "c": dict((r["step"], float(r["ms"])) for r in c_rows),
+                "cupy": dict((r["step"], float(r["ms"]))
+                             for r in doc["rows"]),
+                "checks": run_checks(module, c_verdict, doc, cupy_error,
+                                     c_rows),
+                "doc": doc, "c_rows": c_rows})
+            if cupy_error:      # its own checks failed: no use going on
+                break
+    except ChapterFailed as err:
+        res.code, res.error = err.code, str(err)
+        if err.code != cupy_env.EXIT_NO_DEVICE:
+            res.lines.append("FAIL: " + res.error)
+        return res
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    res.doc = runs[0]["doc"]
+    steps = []
+    for r in runs:
+        steps += [x["step"] for x in r["doc"]["rows"] if x["step"] not in
+                  steps]
+    for r in runs:
+        steps += [x["step"] for x in r["c_rows"] if x["step"] not in steps]
+    why = dict(module.WHY)
+    res.lines.append(gpu_line(res.doc, driver))
+    timing = getattr(module, "TIMING", None)
+    res.lines.append("timing, both sides: " + timing if timing else
+                     "timing: not stated (cupy_original.py has no TIMING)")
+    res.lines += runs_lines(rounds)
+    res.lines.append(table_text(TABLE_HEADER, [table_row(runs, step, why)
+                                               for step in steps]))
+
+    checks = merged_checks([r["checks"] for r in runs], rounds)
     for what, ok, detail in checks:
-        res.lines.append("check %s: %s%s" % (
-            what, "ok" if ok else "FAILED", ", " + detail if detail else ""))
+        res.lines.append("check %s: %s" % (what, detail))
     failed = [what for what, ok, _ in checks if not ok]
     if failed:
         res.code = cupy_env.EXIT_FAIL
         res.error = "check failed: " + failed[0]
         res.lines.append("FAIL: " + res.error)
     else:
-        res.lines.append("PASS (%d checks)" % len(checks))
+        res.lines.append("PASS (%d checks, each in all %d runs)"
+                         % (len(checks), rounds))
 
     head = [s for s in steps if s == module.HEADLINE] or \
         [s for s in steps if s.startswith(module.HEADLINE)]
     if head:
-        step = head[0]
-        res.headline = [name, step, fmt_time(cupy_ms.get(step)),
-                        fmt_time(c_ms.get(step)),
-                        fmt_ratio(cupy_ms.get(step), c_ms.get(step)),
-                        by_prefix(why, step) or ""]
+        res.headline = [name] + table_row(runs, head[0], why)
     else:
         res.headline = [name, "%s: not measured" % module.HEADLINE,
-                        "-", "-", "-", ""]
+                        "-", "-", "-", "-", "", ""]
     return res
 
 
-def summary_lines(results, driver):
+def summary_lines(results, driver, rounds):
     docs = [r.doc for r in results if r.doc]
-    lines = ["Summary: one row per chapter, its headline step; CuPy / C "
-             "above 1 means CuPy took longer"]
+    lines = ["Summary: one row per chapter, its headline step: the same "
+             "work on both sides, timed the same way (each chapter's table "
+             "says how); CuPy / C above 1 means CuPy took longer"]
     lines.append(gpu_line(docs[0], driver) if docs else "GPU: -")
+    lines += runs_lines(rounds)
     rows = [r.headline or [r.name, "FAILED: " + (r.error or "?"), "-", "-",
-                           "-", ""] for r in results]
-    lines.append(table_text(["chapter", "step", "CuPy", "C", "CuPy / C",
-                             "what makes the difference"], rows))
+                           "-", "-", "", ""] for r in results]
+    lines.append(table_text(["chapter"] + TABLE_HEADER, rows))
     return lines
 
 
 def main(argv):
-    quick, summary, pairs = parse(argv)
+    quick, summary, rounds, pairs = parse(argv)
     cupy_env.require_cupy()   # exits 77 with its line when missing
     driver = driver_version()
     results = []
     for folder, program in pairs:
-        res = compare_chapter(folder, program, quick, driver)
+        res = compare_chapter(folder, program, quick, rounds, driver)
         results.append(res)
         if res.code == cupy_env.EXIT_NO_DEVICE:   # one line, as the labs
             sys.stderr.write("%s: %s\n" % (res.name, res.error))
@@ -370,7 +499,7 @@ def main(argv):
     codes = [r.code for r in results]
     if len(pairs) > 1 or summary:
         print(("" if summary else "\n") +
-              "\n".join(summary_lines(results, driver)))
+              "\n".join(summary_lines(results, driver, rounds)))
         failed = [r.name for r in results if r.code]
         print("FAIL: %s" % ", ".join(failed) if failed else
               "PASS (%d chapters)" % len(results))
