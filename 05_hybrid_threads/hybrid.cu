@@ -27,8 +27,6 @@
 #include <cublas_v2.h>
 
 #include "alloc.h"
-#include "ceiling.h"
-#include "check.h"
 #include "device.h"
 #include "files.h"
 #include "hybrid.h"
