@@ -77,7 +77,8 @@ void bw_check_host(cm_verdict *v, const char *what, const void *h_got,
 /* The tutorial's array and the buffers around it, owned by main. */
 typedef struct {
     size_t bytes;            /* rows x cols x 8 */
-    const double *h_x;       /* pageable source, the reference */
+    const double *h_x;       /* pageable source, the reference (part 2
+                                pins it in place for a while) */
     double *h_scratch;       /* pageable, for copying results back */
     double *h_pinned;        /* pinned copy of h_x (cudaMallocHost) */
     double *h_pinned_back;   /* pinned destination (cudaHostAlloc) */
