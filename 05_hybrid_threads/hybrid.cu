@@ -27,8 +27,6 @@
 #include <cublas_v2.h>
 
 #include "alloc.h"
-#include "ceiling.h"
-#include "check.h"
 #include "device.h"
 #include "files.h"
 #include "hybrid.h"
@@ -43,26 +41,32 @@ static const size_t QUICK_N = 300;
 static const int QUICK_TASKS = 5, QUICK_WORKERS = 2, QUICK_THREADS = 2;
 
 /* The tutorial's compute_matrix_mult: cp.asarray(a), cp.asarray(b),
- * cp.dot, cp.asnumpy. A cudaMemcpy to or from pageable memory goes
- * through a pinned staging buffer and returns only when the host buffer
- * may be used again (device to host: when the data is in it). Returns 0,
- * or 1 with the failed call in err (err_len bytes), as TRY_CUDA does. */
+ * cp.dot, cp.asnumpy, from and into pageable host memory (as NumPy's).
+ * Every step and its events go to lane->stream, so they run in the order
+ * they are queued whatever stream the lane has (the serial and offload
+ * modes give it the legacy default stream, as CuPy's). From pageable
+ * memory a cudaMemcpyAsync is not asynchronous: the driver copies the
+ * bytes through a pinned staging buffer inside the call (a copy to the
+ * host returns only once the data is there). Returns 0, or 1 with the
+ * failed call in err (err_len bytes), as TRY_CUDA does. */
 static int compute_matrix_mult(gpu_lane *lane, task_data *d, char *err,
                                size_t err_len)
 {
     size_t bytes = d->n * d->n * sizeof(double);
-    TRY_CUDA(cudaEventRecord(lane->marks[0], lane->stream), err, err_len);
-    TRY_CUDA(cudaMemcpy(lane->d_a, d->h_a, bytes, cudaMemcpyHostToDevice),
-             err, err_len);
-    TRY_CUDA(cudaMemcpy(lane->d_b, d->h_b, bytes, cudaMemcpyHostToDevice),
-             err, err_len);
-    TRY_CUDA(cudaEventRecord(lane->marks[1], lane->stream), err, err_len);
-    if (lane_gemm(lane, d->n, err, err_len) != 0)
+    cudaStream_t stream = lane->stream;
+    TRY_CUDA(cudaEventRecord(lane->marks[0], stream), err, err_len);
+    TRY_CUDA(cudaMemcpyAsync(lane->d_a, d->h_a, bytes,
+                             cudaMemcpyHostToDevice, stream), err, err_len);
+    TRY_CUDA(cudaMemcpyAsync(lane->d_b, d->h_b, bytes,
+                             cudaMemcpyHostToDevice, stream), err, err_len);
+    TRY_CUDA(cudaEventRecord(lane->marks[1], stream), err, err_len);
+    if (lane_gemm(lane, d->n, err, err_len) != 0)   /* on lane->stream */
         return 1;
-    TRY_CUDA(cudaEventRecord(lane->marks[2], lane->stream), err, err_len);
-    TRY_CUDA(cudaMemcpy(d->h_c, lane->d_c, bytes, cudaMemcpyDeviceToHost),
-             err, err_len);
-    TRY_CUDA(cudaEventRecord(lane->marks[3], lane->stream), err, err_len);
+    TRY_CUDA(cudaEventRecord(lane->marks[2], stream), err, err_len);
+    TRY_CUDA(cudaMemcpyAsync(d->h_c, lane->d_c, bytes,
+                             cudaMemcpyDeviceToHost, stream), err, err_len);
+    TRY_CUDA(cudaEventRecord(lane->marks[3], stream), err, err_len);
+    /* h_c is ours once the last mark, after the copy back, is reached. */
     TRY_CUDA(cudaEventSynchronize(lane->marks[3]), err, err_len);
     return 0;
 }
@@ -73,7 +77,7 @@ static int prep_here(const settings *s, task_data *d, int k,
                      const run_clock *clock, task_record *r,
                      run_failure *failure)
 {
-    const task_cpu here = {NULL, 1, 0};
+    const task_cpu here = {.cpu = NULL, .chunks = 1, .rank = 0};
     r->start_ms[STAGE_PREP] = run_clock_ms(clock);
     int failed = task_prepare(d, s->seed, k, here, &r->cpu_ms,
                               failure->message,
@@ -87,7 +91,7 @@ static int prep_here(const settings *s, task_data *d, int k,
 static int check_here(task_data *d, const run_clock *clock, task_record *r,
                       run_failure *failure, int k)
 {
-    const task_cpu here = {NULL, 1, 0};
+    const task_cpu here = {.cpu = NULL, .chunks = 1, .rank = 0};
     double check_ms;
     r->start_ms[STAGE_CHECK] = run_clock_ms(clock);
     int failed = task_check(d, here, &check_ms, &r->worst_ratio,
@@ -153,7 +157,8 @@ double run_offload(const settings *s, simple_mode *m, run_clock *clock,
     run_clock_start(clock);
     prep_here(s, &m->sets[0], 0, clock, &records[0], failure);
     for (int k = 0; k < s->tasks && failure->task < 0; k++) {
-        offload_job job = {&m->lane, &m->sets[k % 2], s->device};
+        offload_job job = {.lane = &m->lane, .d = &m->sets[k % 2],
+                           .device = s->device};
         records[k].worker = 0;
         pool_future *f = pool_submit(m->worker, offload_task, &job);
         if (!f) {
@@ -190,6 +195,25 @@ double run_offload(const settings *s, simple_mode *m, run_clock *clock,
     return run_clock_ms(clock);
 }
 
+/* The host memory the largest of the modes asked for holds at once (they
+ * run one after another, each freeing its buffers before the next): per
+ * set of task buffers A, B, C and Freivalds' six vectors; the serial mode
+ * has one set, offload two, the pipeline one per GPU worker (pinned). The
+ * pinned copies that measure the link take one matrix. */
+static size_t host_peak_bytes(const settings *s, const char *mode)
+{
+    int all = strcmp(mode, "all") == 0;
+    size_t per_set = cm_mul_size(3, s->bytes, "--n") + 6 * s->n *
+                     sizeof(double);
+    size_t lanes = (size_t)(s->workers < s->tasks ? s->workers : s->tasks);
+    size_t sets = 1;
+    if (all || strcmp(mode, "offload") == 0)
+        sets = 2;
+    if ((all || strcmp(mode, "pipeline") == 0) && lanes > sets)
+        sets = lanes;
+    return cm_mul_size(sets, per_set, "--n");
+}
+
 /* Whether two open files are one: --csv x and --timeline ./x would
  * interleave their rows in one file. */
 static int same_file(FILE *a, FILE *b)
@@ -208,25 +232,36 @@ int main(int argc, char **argv)
     long long threads = 0, fail_task = -1;
     const char *mode = "all", *timeline = NULL;
     cm_opt own[] = {
-        {"n", CM_OPT_SIZE, &n, "N", "side of the N x N float64 matrices",
-         NULL, 1, 32768},
-        {"tasks", CM_OPT_INT, &tasks, "T", "number of tasks", NULL, 1,
-         100000},
-        {"workers", CM_OPT_INT, &workers, "W", "GPU workers in the pipeline",
-         NULL, 1, 64},
-        {"threads", CM_OPT_INT, &threads, "N", "CPU threads in the pipeline "
-         "(0: all CPUs)", NULL, 0, 1024},
-        {"mode", CM_OPT_CHOICE, &mode, "MODE", "modes to run",
-         "serial|offload|pipeline|all", 0, 0},
-        {"timeline", CM_OPT_STRING, &timeline, "FILE", "CSV of every task's "
-         "stage start/end (ms)", NULL, 0, 0},
-        {"fail-task", CM_OPT_INT, &fail_task, "K", "spoil task K's result "
-         "(shows a failed run)", NULL, -1, 1000000},
+        {.name = "n", .type = CM_OPT_SIZE, .value = &n, .metavar = "N",
+         .help = "side of the N x N float64 matrices", .min = 1,
+         .max = 32768},
+        {.name = "tasks", .type = CM_OPT_INT, .value = &tasks,
+         .metavar = "T", .help = "number of tasks", .min = 1,
+         .max = 100000},
+        {.name = "workers", .type = CM_OPT_INT, .value = &workers,
+         .metavar = "W", .help = "GPU workers in the pipeline", .min = 1,
+         .max = 64},
+        {.name = "threads", .type = CM_OPT_INT, .value = &threads,
+         .metavar = "N", .help = "CPU threads in the pipeline (0: all CPUs)",
+         .min = 0, .max = 1024},
+        {.name = "mode", .type = CM_OPT_CHOICE, .value = &mode,
+         .metavar = "MODE", .help = "modes to run",
+         .choices = "serial|offload|pipeline|all"},
+        {.name = "timeline", .type = CM_OPT_STRING, .value = &timeline,
+         .metavar = "FILE",
+         .help = "CSV of every task's stage start/end (ms)"},
+        {.name = "fail-task", .type = CM_OPT_INT, .value = &fail_task,
+         .metavar = "K", .help = "spoil task K's result (shows a failed run)",
+         .min = -1, .max = 1000000},
     };
-    cm_cli cli = {PROGRAM, "Prepare on the CPU, multiply on the GPU: one "
-                  "task after another, offloaded\nto a worker thread, and "
-                  "pipelined (mirrors ThreadPoolExecutor + cp.dot).", own, 7,
-                  NULL};
+    cm_cli cli = {
+        .program = PROGRAM,
+        .summary = "Prepare on the CPU, multiply on the GPU: one task after "
+                   "another, offloaded\nto a worker thread, and pipelined "
+                   "(mirrors ThreadPoolExecutor + cp.dot).",
+        .opts = own,
+        .n_opts = sizeof own / sizeof *own,
+    };
     cm_options opt = cm_options_default();
     opt.repeat = 3;             /* serial runs are long: 3, not 10 */
     opt.warmup = 1;
@@ -247,15 +282,16 @@ int main(int argc, char **argv)
                 "(see --help)\n", PROGRAM, fail_task, tasks - 1);
         return CM_EXIT_USAGE;
     }
-    settings s;
-    s.n = n;
-    s.bytes = cm_mul_size(n * n, sizeof(double), "a matrix");
-    s.tasks = (int)tasks;
-    s.workers = (int)workers;
-    s.threads = threads > 0 ? (int)threads : pool_cpu_count();
-    s.fail_task = (int)fail_task;
-    s.device = (int)opt.device;
-    s.seed = RANDOM_SEED;
+    const settings s = {
+        .n = n,
+        .bytes = cm_mul_size(n * n, sizeof(double), "a matrix"),
+        .tasks = (int)tasks,
+        .workers = (int)workers,
+        .threads = threads > 0 ? (int)threads : pool_cpu_count(),
+        .fail_task = (int)fail_task,
+        .device = (int)opt.device,
+        .seed = RANDOM_SEED,
+    };
 
     /* The output files are opened before the GPU is touched: a path that
      * cannot be written fails now, not after the measurements. */
@@ -269,6 +305,11 @@ int main(int argc, char **argv)
         return CM_EXIT_USAGE;   /* exit removes both unfinished files */
     }
 
+    /* Host memory is counted before the GPU is touched: where it is not
+     * there, one line says so (malloc would promise it, and the OOM killer
+     * would end the run without a word when the pages are touched). */
+    cm_require_host_bytes(host_peak_bytes(&s, mode),
+                          "the task buffers of the largest mode");
     cm_select_device((int)opt.device, NULL);
     char bytes_text[64];
     printf("%d tasks, each C = A B with A, B, C of %zu x %zu float64, %s "

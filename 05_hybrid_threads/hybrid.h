@@ -34,7 +34,9 @@ typedef struct {
 } settings;
 
 /* One GPU worker's own resources. Two workers never share a stream, a
- * cuBLAS handle or device buffers, so they never wait for each other. */
+ * cuBLAS handle or device buffers, so no work of one is queued behind the
+ * other's; they still share the GPU's copy engines and SMs, and a copy or
+ * GEMM may wait for those while another worker's uses them. */
 typedef struct {
     cudaStream_t stream;    /* 0: the legacy default stream */
     cublasHandle_t handle;
@@ -85,10 +87,12 @@ typedef struct {
     } while (0)
 
 /* Resources of the serial and offload modes: one GPU lane on the legacy
- * default stream, like CuPy's, and two sets of pageable host buffers. */
+ * default stream, like CuPy's, and pageable host buffers: one set in the
+ * serial mode, two in offload (the next task is prepared into one while
+ * the GPU worker copies the other). */
 typedef struct {
     gpu_lane lane;
-    task_data sets[2];
+    task_data sets[2];      /* sets[1] only in offload */
     pool *worker;           /* offload: the single GPU worker */
 } simple_mode;
 

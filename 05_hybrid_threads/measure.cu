@@ -221,9 +221,10 @@ static double run_once(int mode, const settings *s, mode_resources *r,
 
 /* How many tasks' C passed their check, and the worst error / tolerance
  * among them, over `count` records. */
-static int count_checked(const task_record *r, size_t count, double *worst)
+static size_t count_checked(const task_record *r, size_t count,
+                            double *worst)
 {
-    int checked = 0;
+    size_t checked = 0;
     for (size_t k = 0; k < count; k++) {
         checked += r[k].checked;
         if (r[k].worst_ratio > *worst)
@@ -296,15 +297,17 @@ void measure_mode(int mode, const settings *s, int warmup, int repeat,
      * wrong is a task whose check never ran. So we count the tasks of the
      * timed runs (and of the alone runs) that were checked and passed:
      * every one of them must be. */
+    /* In size_t: --tasks 100000 x --repeat 1000000 x 2 passes an int. */
     double worst = 0;
-    int expected = s->tasks * repeat * (mode == PIPELINE ? 2 : 1);
-    int checked = count_checked(rec, t * repeat, &worst);
+    size_t timed = t * (size_t)repeat;
+    size_t expected = timed * (mode == PIPELINE ? 2 : 1);
+    size_t checked = count_checked(rec, timed, &worst);
     if (mode == PIPELINE)
-        checked += count_checked(alone_rec, t * repeat, &worst);
+        checked += count_checked(alone_rec, timed, &worst);
     char what[64], detail[200];
     snprintf(what, sizeof what, "%s: every task's C checked (Freivalds)",
              MODE_NAMES[mode]);
-    snprintf(detail, sizeof detail, "%d of %d tasks (%d x %d run%s%s), "
+    snprintf(detail, sizeof detail, "%zu of %zu tasks (%d x %d run%s%s), "
              "worst |Cx - A(Bx)| / tolerance %.2e", checked, expected,
              s->tasks, repeat, repeat == 1 ? "" : "s",
              mode == PIPELINE ? ", timed and alone" : "", worst);

@@ -57,7 +57,8 @@ static int pipeline_task(void *arg, int worker, char *err, size_t err_len)
      * task index as rank, so task 0 gets every thread and is ready first,
      * then task 1, ...: the GPU can start after one task's prep, not
      * after W of them done side by side. */
-    const task_cpu all_threads = {p->cpu, p->chunks, k};
+    const task_cpu all_threads = {.cpu = p->cpu, .chunks = p->chunks,
+                                   .rank = k};
     r->start_ms[STAGE_PREP] = run_clock_ms(p->clock);
     if (task_prepare(d, p->s.seed, k, all_threads, &prep_ms, err,
                      err_len) != 0)
@@ -193,14 +194,15 @@ int pipeline_alone(pipeline *p, int one_thread, task_record *records,
 {
     gpu_lane *lane = &p->lanes[0];
     task_data *d = &p->sets[0];
-    const task_cpu here = {NULL, 1, 0};
+    const task_cpu here = {.cpu = NULL, .chunks = 1, .rank = 0};
     char *err = failure->message;
     size_t err_len = sizeof failure->message;
     memset(t, 0, sizeof *t);
     failure->task = -1;
     for (int k = 0; k < p->s.tasks; k++) {
         task_record *r = &records[k];
-        const task_cpu all_threads = {p->cpu, p->chunks, 0};
+        const task_cpu all_threads = {.cpu = p->cpu, .chunks = p->chunks,
+                                      .rank = 0};
         double prep_ms = 0, check_ms = 0;
         float ms[3];
         failure->task = k;              /* until it has passed */

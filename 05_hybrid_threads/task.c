@@ -106,8 +106,8 @@ int task_prepare(task_data *d, uint64_t seed, int task, task_cpu on,
 {
     double b_ms = 0, a_ms = 0;
     cm_freivalds_vector(d->x, d->n, task_seed(seed, task, 2));
-    prep_job b = {d, task_seed(seed, task, 1), 1};
-    prep_job a = {d, task_seed(seed, task, 0), 0};
+    prep_job b = {.d = d, .seed = task_seed(seed, task, 1), .matrix = 1};
+    prep_job a = {.d = d, .seed = task_seed(seed, task, 0), .matrix = 0};
     if (pool_parallel_for(on.cpu, on.rank, d->n, on.chunks, prep_slice, &b,
                           &b_ms) != 0 ||
         pool_parallel_for(on.cpu, on.rank, d->n, on.chunks, prep_slice, &a,

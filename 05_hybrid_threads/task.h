@@ -2,7 +2,8 @@
  * data pipeline would, and check the product C that comes back, sharing
  * the rows of each step among the threads of a pool.
  *
- *   task_cpu on = {cpu, chunks, k};         (or {NULL, 1, 0}: this thread)
+ *   task_cpu on = {.cpu = cpu, .chunks = chunks, .rank = k};
+ *                 (or {.cpu = NULL, .chunks = 1}: all on this thread)
  *   if (task_prepare(&d, seed, k, on, &ms, err, sizeof err) != 0) ...
  *   ... the GPU computes d.h_c = d.h_a * d.h_b ...
  *   if (task_check(&d, on, &ms, &worst, err, sizeof err) != 0) ...

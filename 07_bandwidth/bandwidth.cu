@@ -150,9 +150,12 @@ static void part1_tutorial(bw_report *r, bw_buffers *b, int device,
     printf("   warm (after %d untimed), %d runs on each clock, the two "
            "clocks in turn:\n%39s%34s\n", r->warmup, r->repeat, "median",
            "spread: min - max");
-    bw_copy h2d = {b->d_x, b->h_x, b->bytes, cudaMemcpyHostToDevice, 0, 0};
-    bw_copy d2h = {b->h_scratch, b->d_x, b->bytes, cudaMemcpyDeviceToHost,
-                   0, 0};
+    /* cudaMemcpy (async = 0) on the legacy default stream, as
+     * cp.asarray and cp.asnumpy of a NumPy array would. */
+    bw_copy h2d = {.dst = b->d_x, .src = b->h_x, .bytes = b->bytes,
+                   .kind = cudaMemcpyHostToDevice, .stream = 0, .async = 0};
+    bw_copy d2h = {.dst = b->h_scratch, .src = b->d_x, .bytes = b->bytes,
+                   .kind = cudaMemcpyDeviceToHost, .stream = 0, .async = 0};
     const char *names[2] = {"pageable H2D", "pageable D2H"};
     bw_copy *jobs[2] = {&h2d, &d2h};
     double *rates[2] = {&b->pageable_h2d_gbps, &b->pageable_d2h_gbps};
@@ -181,6 +184,47 @@ static void part1_tutorial(bw_report *r, bw_buffers *b, int device,
            100.0 * (startup_ms + malloc_ms) / tutorial_ms);
 }
 
+/* Part 2, continued: memory the program already has, such as a NumPy
+ * array's (here x_np itself), pinned where it lies. cudaHostRegister locks
+ * its pages: no second buffer and no copy into one, but the locking costs
+ * about what cudaMallocHost's does, and the memory must be unregistered
+ * (cudaHostUnregister) before it is freed. */
+static void part2_registered(bw_report *r, bw_buffers *b,
+                             cudaStream_t stream)
+{
+    int device, supported = 0;
+    CUDA_CHECK(cudaGetDevice(&device));
+    CUDA_CHECK(cudaDeviceGetAttribute(&supported,
+                                      cudaDevAttrHostRegisterSupported,
+                                      device));
+    if (!supported) {
+        printf("   cudaHostRegister: not supported on this device\n");
+        bw_add_unmeasured_row(r, "registered H2D", "not supported here");
+        return;
+    }
+    void *h_x = (void *)b->h_x;   /* locked in place, never written */
+    double t0 = cm_now_ms();
+    CUDA_CHECK(cudaHostRegister(h_x, b->bytes, cudaHostRegisterDefault));
+    double register_ms = cm_now_ms() - t0;
+    bw_copy h2d = {.dst = b->d_x, .src = b->h_x, .bytes = b->bytes,
+                   .kind = cudaMemcpyHostToDevice, .stream = stream,
+                   .async = 1};
+    bw_poison_device(b->d_x, b->bytes);
+    cm_stats s = cm_time_events(bw_copy_region, &h2d, stream, r->warmup,
+                                r->repeat);
+    double gbps = bw_add_row(r, "registered H2D", b->bytes, "H2D",
+                             s.median_ms);
+    bw_check_device(&r->verdict, "registered H2D", b->d_x, b->h_x, b->bytes,
+                    b->h_scratch);
+    t0 = cm_now_ms();
+    CUDA_CHECK(cudaHostUnregister(h_x));   /* x_np is pageable again */
+    printf("   x_np pinned where it lies: cudaHostRegister took %.1f ms, "
+           "cudaHostUnregister\n   %.1f ms; H2D %.2f ms (%.2f - %.2f) "
+           "%.2f GB/s (%.2fx pageable)\n", register_ms, cm_now_ms() - t0,
+           s.median_ms, s.min_ms, s.max_ms, gbps,
+           gbps / b->pageable_h2d_gbps);
+}
+
 /* Part 2: pinned memory. The copy engine can read only memory that stays
  * put at a known physical address; pageable memory is first copied by the
  * CPU into a pinned staging buffer inside the driver, pinned memory is
@@ -205,10 +249,12 @@ static void part2_pinned(bw_report *r, bw_buffers *b, int quick)
 
     cudaStream_t stream;
     CUDA_CHECK(cudaStreamCreate(&stream));
-    bw_copy h2d = {b->d_x, b->h_pinned, b->bytes, cudaMemcpyHostToDevice,
-                   stream, 1};
-    bw_copy d2h = {b->h_pinned_back, b->d_x, b->bytes,
-                   cudaMemcpyDeviceToHost, stream, 1};
+    bw_copy h2d = {.dst = b->d_x, .src = b->h_pinned, .bytes = b->bytes,
+                   .kind = cudaMemcpyHostToDevice, .stream = stream,
+                   .async = 1};
+    bw_copy d2h = {.dst = b->h_pinned_back, .src = b->d_x, .bytes = b->bytes,
+                   .kind = cudaMemcpyDeviceToHost, .stream = stream,
+                   .async = 1};
     bw_poison_device(b->d_x, b->bytes);
     cm_stats s = cm_time_events(bw_copy_region, &h2d, stream, r->warmup,
                                 r->repeat);
@@ -223,7 +269,6 @@ static void part2_pinned(bw_report *r, bw_buffers *b, int quick)
                                     t.median_ms);
     bw_check_host(&r->verdict, "pinned D2H", b->h_pinned_back, b->h_x,
                   b->bytes);
-    CUDA_CHECK(cudaStreamDestroy(stream));
     printf("   cudaMemcpyAsync, median of %d (min - max):\n   H2D %.2f ms "
            "(%.2f - %.2f) %.2f GB/s (%.2fx pageable),\n   D2H %.2f ms "
            "(%.2f - %.2f) %.2f GB/s (%.2fx pageable)\n", r->repeat,
@@ -231,6 +276,8 @@ static void part2_pinned(bw_report *r, bw_buffers *b, int quick)
            b->pinned_h2d_gbps / b->pageable_h2d_gbps, t.median_ms, t.min_ms,
            t.max_ms, b->pinned_d2h_gbps,
            b->pinned_d2h_gbps / b->pageable_d2h_gbps);
+    part2_registered(r, b, stream);
+    CUDA_CHECK(cudaStreamDestroy(stream));
 
     /* The practical maximum of the link: the best median over pinned
      * copies of other sizes, measured now on this machine. */
@@ -295,29 +342,39 @@ int main(int argc, char **argv)
     long long work = 200;
     int sweep = 0;
     cm_opt own[] = {
-        {"n", CM_OPT_SIZE, &side, "N",
-         "side of the N x N float64 array", NULL, 1, 1 << 20},
-        {"arrays", CM_OPT_SIZE, &arrays, "N",
-         "number of small arrays (part 3)", NULL, 1, 1 << 20},
-        {"array-bytes", CM_OPT_SIZE, &array_bytes, "SIZE",
-         "bytes per small array, multiple of 8", NULL, 8, 1 << 30},
-        {"chunks", CM_OPT_SIZE, &chunks, "N",
-         "chunks of the copy-compute pipeline", NULL, 1, 4096},
-        {"streams", CM_OPT_SIZE, &streams, "N",
-         "streams of the copy-compute pipeline", NULL, 1, 32},
-        {"work", CM_OPT_INT, &work, "N",
-         "sqrt steps per element in its kernel", NULL, 1, 100000},
-        {"sweep", CM_OPT_FLAG, &sweep, NULL,
-         "instead: sizes min..max, both ways", NULL, 0, 0},
-        {"min", CM_OPT_SIZE, &sweep_min, "SIZE", "smallest size of --sweep",
-         NULL, 1, 0},
-        {"max", CM_OPT_SIZE, &sweep_max, "SIZE", "largest size of --sweep",
-         NULL, 1, (long long)1 << 40},
+        {.name = "n", .type = CM_OPT_SIZE, .value = &side, .metavar = "N",
+         .help = "side of the N x N float64 array", .min = 1,
+         .max = 1 << 20},
+        {.name = "arrays", .type = CM_OPT_SIZE, .value = &arrays,
+         .metavar = "N", .help = "number of small arrays (part 3)",
+         .min = 1, .max = 1 << 20},
+        {.name = "array-bytes", .type = CM_OPT_SIZE, .value = &array_bytes,
+         .metavar = "SIZE", .help = "bytes per small array, multiple of 8",
+         .min = 8, .max = 1 << 30},
+        {.name = "chunks", .type = CM_OPT_SIZE, .value = &chunks,
+         .metavar = "N", .help = "chunks of the copy-compute pipeline",
+         .min = 1, .max = 4096},
+        {.name = "streams", .type = CM_OPT_SIZE, .value = &streams,
+         .metavar = "N", .help = "streams of the copy-compute pipeline",
+         .min = 1, .max = 32},
+        {.name = "work", .type = CM_OPT_INT, .value = &work, .metavar = "N",
+         .help = "sqrt steps per element in its kernel", .min = 1,
+         .max = 100000},
+        {.name = "sweep", .type = CM_OPT_FLAG, .value = &sweep,
+         .help = "instead: sizes min..max, both ways"},
+        {.name = "min", .type = CM_OPT_SIZE, .value = &sweep_min,
+         .metavar = "SIZE", .help = "smallest size of --sweep", .min = 1},
+        {.name = "max", .type = CM_OPT_SIZE, .value = &sweep_max,
+         .metavar = "SIZE", .help = "largest size of --sweep", .min = 1,
+         .max = (long long)1 << 40},
     };
-    cm_cli cli = {"07_bandwidth",
-                  "Host-GPU transfer bandwidth measured right: pageable vs "
-                  "pinned, batched,\noverlapped (mirrors section 2.24.5).",
-                  own, sizeof own / sizeof own[0], NULL};
+    cm_cli cli = {
+        .program = "07_bandwidth",
+        .summary = "Host-GPU transfer bandwidth measured right: pageable vs "
+                   "pinned, batched,\noverlapped (mirrors section 2.24.5).",
+        .opts = own,
+        .n_opts = sizeof own / sizeof *own,
+    };
     cm_options opt = cm_options_default();
     cm_parse_or_exit(&cli, &opt, argc, argv);
 

@@ -1,7 +1,8 @@
 /* bandwidth.h - what the parts of chapter 07 share: the copy helpers, the
  * buffers of the tutorial's array and the summary the parts add rows to.
  *
- *   bw_copy c = {d_x, h_x, bytes, cudaMemcpyHostToDevice, 0, 0};
+ *   bw_copy c = {.dst = d_x, .src = h_x, .bytes = bytes,
+ *                .kind = cudaMemcpyHostToDevice};      (cudaMemcpy, stream 0)
  *   cm_stats s = cm_time_events(bw_copy_region, &c, 0, warmup, repeat);
  *   bw_add_row(&report, "pageable H2D", bytes, "H2D", s.median_ms);
  */
@@ -23,16 +24,26 @@ typedef struct {
     bw_row rows[BW_MAX_ROWS];
     size_t n_rows;
     cm_verdict verdict;
-    /* Benchmark ratios the parts measure (0 when not measured). */
+    /* Benchmark ratios the parts measure (0 when not measured), and
+     * what bounds them on this machine. */
     double batched_speedup;   /* packed copy vs one by one, pageable */
     double pack_speedup;      /* CPU packing + one copy vs the same */
+    double one_by_one_ms;     /* the small arrays one by one, pageable */
+    size_t small_bytes;       /* all the small arrays' bytes */
     double both_ways_ratio;   /* H2D+D2H at once vs the faster alone */
+    int copy_engines;         /* the GPU's asyncEngineCount */
 } bw_report;
 
-/* Adds a summary row: `bytes` moved in `ms`, `what` says which bytes
- * ("H2D", "D2H", "H2D+D2H"). Returns its GB/s (1e9 bytes/s). */
+/* Adds a summary row: `bytes` copied in one direction in `ms`; `what`
+ * says which ("H2D", "D2H"). Returns its GB/s (1e9 bytes/s). */
 double bw_add_row(bw_report *r, const char *label, size_t bytes,
                   const char *what, double ms);
+
+/* The same for a case with both directions, or copies and compute, at
+ * once: `bytes` counts in and out ("... B H2D+D2H"), and the summary shows
+ * the row apart from the one-direction rates (bw_row.at_once). */
+double bw_add_at_once_row(bw_report *r, const char *label, size_t bytes,
+                          double ms);
 
 /* Adds a summary row for a case that could not run here, saying why
  * ("needs CUDA 12.8") in place of its numbers. */
@@ -66,7 +77,8 @@ void bw_check_host(cm_verdict *v, const char *what, const void *h_got,
 /* The tutorial's array and the buffers around it, owned by main. */
 typedef struct {
     size_t bytes;            /* rows x cols x 8 */
-    const double *h_x;       /* pageable source, the reference */
+    const double *h_x;       /* pageable source, the reference (part 2
+                                pins it in place for a while) */
     double *h_scratch;       /* pageable, for copying results back */
     double *h_pinned;        /* pinned copy of h_x (cudaMallocHost) */
     double *h_pinned_back;   /* pinned destination (cudaHostAlloc) */

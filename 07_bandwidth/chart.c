@@ -116,6 +116,37 @@ char *bw_format_bars(const bw_row *rows, size_t n, int width)
     return sb_finish(&sb);
 }
 
+char *bw_format_summary(const bw_row *rows, size_t n, int width)
+{
+    bw_row *one = malloc((n ? n : 1) * sizeof *one);
+    bw_row *both = malloc((n ? n : 1) * sizeof *both);
+    size_t n_one = 0, n_both = 0;
+    for (size_t i = 0; one && both && i < n; i++) {
+        if (rows[i].at_once)
+            both[n_both++] = rows[i];
+        else
+            one[n_one++] = rows[i];
+    }
+    char *table = one ? bw_format_table(one, n_one) : NULL;
+    char *bars = one ? bw_format_bars(one, n_one, width) : NULL;
+    char *table2 = both && n_both ? bw_format_table(both, n_both) : NULL;
+    strbuf sb = {0};
+    if (!one || !both || !table || !bars || (n_both && !table2))
+        sb.failed = 1;
+    sb_printf(&sb, "one direction at a time: GB/s = the bytes copied / the "
+              "time\n%s\n%s", table, bars);
+    if (n_both)
+        sb_printf(&sb, "\nat once: GB/s = (the bytes in + the bytes out) / "
+                  "the time: two directions\nadded, not one link's rate, "
+                  "not comparable with the rates above\n%s", table2);
+    free(one);
+    free(both);
+    free(table);
+    free(bars);
+    free(table2);
+    return sb_finish(&sb);
+}
+
 /* A CSV text field: quoted, with inner quotes doubled. */
 static void csv_text(FILE *fp, const char *s)
 {

@@ -1,9 +1,12 @@
 /* chart.h - the summary of a bandwidth run as a table, a terminal bar
  * chart and CSV; plain C, so the CPU tests check every character.
  *
- *   bw_row rows[2] = {{"pageable H2D", "800000000 B H2D", 61.2, 13.07},
- *                     {"pinned H2D", "800000000 B H2D", 14.6, 54.79}};
- *   char *text = bw_format_bars(rows, 2, 40);  fputs(text, stdout);
+ *   bw_row rows[2] = {
+ *       {.label = "pinned H2D", .counted = "800000000 B H2D", .ms = 14.6,
+ *        .gbps = 54.79},
+ *       {.label = "H2D + D2H at once", .counted = "1600000000 B H2D+D2H",
+ *        .ms = 15.8, .gbps = 101.3, .at_once = 1}};
+ *   char *text = bw_format_summary(rows, 2, 40);  fputs(text, stdout);
  *   free(text);
  * Every bw_format_* returns a malloc'd string (NULL if out of memory).
  */
@@ -25,6 +28,9 @@ typedef struct {
                            or why the case was not measured */
     double ms;          /* median time of one repetition */
     double gbps;        /* counted bytes / time, GB/s = 1e9 bytes/s */
+    int at_once;        /* 1: both directions, or copies and compute, at
+                           once; its GB/s adds the bytes in and out, so it
+                           is no one link's rate */
 } bw_row;
 
 /* 1 if the row holds a measurement, 0 if it says why there is none. */
@@ -39,6 +45,12 @@ char *bw_format_table(const bw_row *rows, size_t n);
  * rate always gets at least one '#', so no case looks like zero. A row
  * not measured gets an empty bar and its reason in place of the rate. */
 char *bw_format_bars(const bw_row *rows, size_t n, int width);
+
+/* The summary: the one-direction rows as a table and a bar chart, then
+ * under a heading of their own the rows with at_once set, as a table: a
+ * rate that adds two directions does not stand beside one that does not.
+ * The bars are `width` characters for the largest one-direction rate. */
+char *bw_format_summary(const bw_row *rows, size_t n, int width);
 
 /* "case,bytes_counted,median_ms,gb_per_s" then one line per row, text
  * fields quoted; a row not measured has its reason as bytes_counted and

@@ -1,13 +1,7 @@
-/* 07_bandwidth/exercise.cu - make the transfer fast, and move every byte.
- * This is lesson.cu with four lines replaced by FIXME lines. It builds and
- * runs; as given its last line says FAIL, and PASS once all four are fixed:
- *   1. h_pinned is allocated with malloc: allocate page-locked memory.
- *   2. ...and free it with the call that matches (fix 1 and 2 together).
- *   3. time_h2d copies every piece to the same place on the device.
- *   4. The packed copy moves one array instead of all 1000.
- * Hints: the CUDA calls you need all appear in the chapter's README; piece
- * i starts i * elems elements in; the packed buffer holds
- * ARRAYS * ARRAY_ELEMS elements.
+/* 07_bandwidth/exercise.cu - four lines marked FIXME break the lesson. Make
+ * it print PASS: the "pinned" line must copy from page-locked memory, and
+ * every copy must move all its bytes to their place. Before you fix it,
+ * note the pinned line's GB/s; after, compare: why did it change?
  *   nvcc -O2 -o exercise exercise.cu
  *   ./exercise
  */
@@ -16,7 +10,6 @@
 #include <string.h>
 #include <time.h>
 #include <cuda_runtime.h>
-
 /* Every CUDA call returns a status; we stop at the first failure and say
    which call failed, where, and why. Never compiled out. */
 #define CUDA_CHECK(call)                                                  \
@@ -29,7 +22,6 @@
             exit(1);                                                      \
         }                                                                 \
     } while (0)
-
 static const size_t N = 10000 * 10000;     /* x_np's elements: 800 MB */
 static const size_t ARRAYS = 1000, ARRAY_ELEMS = 1024;   /* 8 KiB each */
 static char g_failure[160];                /* the first failed check */
@@ -57,7 +49,8 @@ static void check_copy(const char *what, double *d_src,
 }
 
 /* Copies `pieces` pieces of `elems` doubles, piece i from h_src + i * elems
-   to d_dst + i * elems: once (warm-up), then timed by CUDA events. */
+   to d_dst + i * elems: once (warm-up), then timed by CUDA events, once
+   to keep the lesson short (real code takes the median of many). */
 static void time_h2d(const char *what, double *d_dst, const double *h_src,
                      size_t pieces, size_t elems)
 {
@@ -72,7 +65,7 @@ static void time_h2d(const char *what, double *d_dst, const double *h_src,
         /* This returns at once from pinned memory, from pageable memory once
            the CPU has staged the bytes: the GPU may still be copying. */
         for (size_t i = 0; i < pieces; i++)
-            CUDA_CHECK(cudaMemcpyAsync(d_dst, h_src + i * elems, /* FIXME 3 */
+            CUDA_CHECK(cudaMemcpyAsync(d_dst, h_src + i * elems, /* FIXME */
                                        elems * sizeof(double),
                                        cudaMemcpyHostToDevice, 0));
         CUDA_CHECK(cudaEventRecord(stop, 0));
@@ -82,9 +75,8 @@ static void time_h2d(const char *what, double *d_dst, const double *h_src,
     CUDA_CHECK(cudaEventDestroy(start));
     CUDA_CHECK(cudaEventDestroy(stop));
     printf("%-36s %8.3f ms %6.2f GB/s", what, ms, bytes / (ms * 1e6));
-    if (pieces * elems == ARRAYS * ARRAY_ELEMS)   /* the small arrays */
-        printf(", %.2f us per array", ms * 1e3 / ARRAYS);
-    printf("\n");
+    printf(pieces * elems == ARRAYS * ARRAY_ELEMS       /* the small arrays */
+           ? ", %.2f us per array\n" : "\n", ms * 1e3 / ARRAYS);
 }
 
 int main(int argc, char **argv)
@@ -126,17 +118,17 @@ int main(int argc, char **argv)
     printf("x_np: %zu bytes; GB/s = 1e9 bytes/s\n%-36s %8.3f ms %6.2f GB/s\n",
            bytes, "first call incl. context, host clock", ms, bytes / ms / 1e6);
     check_copy("first call", d_x, h_x, h_back, N);
-
     time_h2d("pageable (malloc), events", d_x, h_x, 1, N);   /* the right way */
     check_copy("pageable H2D", d_x, h_x, h_back, N);
     /* Pinned (page-locked) memory: the copy engine reads it directly, with
        no staging copy by the CPU. Pinning is slow: pin once, reuse. */
-    h_pinned = (double *)malloc(bytes);   /* FIXME 1: page-locked memory */
+    h_pinned = (double *)malloc(bytes);   /* FIXME: is this pinned? */
     struct cudaPointerAttributes attr;     /* does the driver agree? */
     CUDA_CHECK(cudaPointerGetAttributes(&attr, h_pinned));
-    if (attr.type != cudaMemoryTypeHost)
-        FAIL_ONCE("h_pinned's memory type, got %d, expected %d (pinned)",
-                  (int)attr.type, (int)cudaMemoryTypeHost);
+    if (attr.type != cudaMemoryTypeHost)   /* malloc's: ...Unregistered */
+        FAIL_ONCE("h_pinned's memory type, got %s, expected %s", attr.type ==
+                  cudaMemoryTypeUnregistered ? "cudaMemoryTypeUnregistered"
+                  : "not host memory", "cudaMemoryTypeHost (page-locked)");
     memcpy(h_pinned, h_x, bytes);
     time_h2d("pinned (cudaMallocHost), events", d_x, h_pinned, 1, N);
     check_copy("pinned H2D", d_x, h_x, h_back, N);
@@ -146,11 +138,10 @@ int main(int argc, char **argv)
     time_h2d("1000 x 8 KiB, one copy each", d_x, h_x, ARRAYS, ARRAY_ELEMS);
     check_copy("one copy each", d_x, h_x, h_back, small);
     time_h2d("1000 x 8 KiB packed in pinned memory", d_x, h_pinned, 1,
-             ARRAY_ELEMS);   /* FIXME 4: how many elements are packed? */
+             ARRAY_ELEMS);   /* FIXME: how many elements are packed? */
     check_copy("packed copy", d_x, h_x, h_back, small);
-
     CUDA_CHECK(cudaFree(d_x));
-    free(h_pinned);   /* FIXME 2: the free that matches FIXME 1 */
+    free(h_pinned);   /* FIXME: the free that matches the allocation */
     free(h_x);
     free(h_back);
     printf(g_failure[0] ? "FAIL: %s\n" : "PASS\n", g_failure);

@@ -235,18 +235,26 @@ void bw_small_copies(bw_report *r, size_t arrays, size_t array_bytes)
     CUDA_CHECK(cudaStreamCreate(&s.stream));
 
     const small_case cases[] = {
-        {"one by one, pageable (cudaMemcpy)", "small, 1 by 1, pageable",
-         one_by_one_pageable, 0, NULL},
-        {"one by one, pinned (cudaMemcpyAsync)", "small, 1 by 1, pinned",
-         one_by_one_pinned, 1, NULL},
-        {"cudaMemcpyBatchAsync, pageable", "small, BatchAsync, pageable",
-         BATCH_REGION(batch_pageable), 1, s.h_arrays},
-        {"cudaMemcpyBatchAsync, pinned", "small, BatchAsync, pinned",
-         BATCH_REGION(batch_pinned), 1, s.h_pool_srcs},
-        {"packed in pinned memory, one copy", "small, packed, 1 copy",
-         packed_copy, 1, NULL},
-        {"pack on the CPU + 1 copy (host clock)", "small, pack + 1 copy",
-         pack_and_copy, 2, NULL},
+        {.what = "one by one, pageable (cudaMemcpy)",
+         .label = "small, 1 by 1, pageable", .region = one_by_one_pageable,
+         .timing = 0},
+        {.what = "one by one, pinned (cudaMemcpyAsync)",
+         .label = "small, 1 by 1, pinned", .region = one_by_one_pinned,
+         .timing = 1},
+        {.what = "cudaMemcpyBatchAsync, pageable",
+         .label = "small, BatchAsync, pageable",
+         .region = BATCH_REGION(batch_pageable), .timing = 1,
+         .batch_srcs = s.h_arrays},
+        {.what = "cudaMemcpyBatchAsync, pinned",
+         .label = "small, BatchAsync, pinned",
+         .region = BATCH_REGION(batch_pinned), .timing = 1,
+         .batch_srcs = s.h_pool_srcs},
+        {.what = "packed in pinned memory, one copy",
+         .label = "small, packed, 1 copy", .region = packed_copy,
+         .timing = 1},
+        {.what = "pack on the CPU + 1 copy (host clock)",
+         .label = "small, pack + 1 copy", .region = pack_and_copy,
+         .timing = 2},
     };
     size_t n_cases = sizeof cases / sizeof cases[0];
     printf("   %-38s %8s %8s %7s %7s\n", "", "ms", "us/array", "GB/s",
@@ -264,6 +272,8 @@ void bw_small_copies(bw_report *r, size_t arrays, size_t array_bytes)
             pack_ms = ms;
     }
     r->batched_speedup = baseline_ms / packed_ms;
+    r->one_by_one_ms = baseline_ms;
+    r->small_bytes = total;
     r->pack_speedup = baseline_ms / pack_ms;
     /* What each extra copy adds on top of moving its data, when the copies
      * are queued back to back: the host issues the next copy while the

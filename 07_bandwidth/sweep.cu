@@ -115,10 +115,10 @@ int bw_sweep(size_t min, size_t max, int warmup, int repeat,
         for (int c = 0; c < BW_SWEEP_CASES; c++) {
             int h2d = c == BW_PAGEABLE_H2D || c == BW_PINNED_H2D;
             int pinned = c >= BW_PINNED_H2D;
-            bw_copy job = {dsts[c], srcs[c], bytes,
-                           h2d ? cudaMemcpyHostToDevice
-                               : cudaMemcpyDeviceToHost,
-                           pinned ? stream : 0, pinned};
+            bw_copy job = {.dst = dsts[c], .src = srcs[c], .bytes = bytes,
+                           .kind = h2d ? cudaMemcpyHostToDevice
+                                       : cudaMemcpyDeviceToHost,
+                           .stream = pinned ? stream : 0, .async = pinned};
             jobs[c] = job;
         }
         /* One poison before the first round and one check after the last

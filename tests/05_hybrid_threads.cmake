@@ -15,6 +15,15 @@ cm_usage(05_hybrid_threads fail_task_range
          "--fail-task 8: the tasks are 0..7" --fail-task 8)
 cm_usage(05_hybrid_threads timeline_missing
          "option '--timeline' needs a value" --timeline)
+# Host memory is counted before the GPU is touched: 64 workers of
+# 32768 x 32768 float64 need 1.65 TB, refused in one line (not killed by
+# the OOM killer), and the --csv opened before leaves nothing behind.
+cm_cpu_run(05_hybrid_threads.host_too_small exit 1
+           "^not enough host memory for the task buffers of the largest mode: need "
+           "${BIN_DIR}/05_hybrid_threads" --n 32768 --tasks 64 --workers 64)
+cm_leaves_nothing(05_hybrid_threads.host_too_small_leaves_no_csv cpu 1
+                  "${BIN_DIR}/05_hybrid_threads" --n 32768 --tasks 64
+                  --workers 64 --csv r.csv)
 cm_gpu(05_hybrid_threads serial --quick --mode serial)
 cm_gpu(05_hybrid_threads offload --quick --mode offload)
 cm_gpu(05_hybrid_threads pipeline --quick --mode pipeline --workers 3

@@ -42,9 +42,9 @@ static int sweep_csv(FILE *f, const void *data, size_t n)
 int main(void)
 {
     bw_row rows[3] = {
-        {"pageable H2D, tutorial way", "800000000 B H2D", 1234.5678, 0.648},
-        {"pinned H2D", "800000000 B H2D", 14.6, 54.79},
-        {"H2D + D2H at \"once\"", "1600000000 B H2D+D2H", 29.9, 107.0},
+        {"pageable H2D, tutorial way", "800000000 B H2D", 1234.5678, 0.648, 0},
+        {"pinned H2D", "800000000 B H2D", 14.6, 54.79, 0},
+        {"H2D + D2H at \"once\"", "1600000000 B H2D+D2H", 29.9, 107.0, 1},
     };
 
     /* Columns as wide as their longest entry (or heading). */
@@ -65,8 +65,37 @@ int main(void)
         "pageable H2D, tutorial way |#                   |    0.65 GB/s\n"
         "pinned H2D                 |##########          |   54.79 GB/s\n"
         "H2D + D2H at \"once\"        |####################|  107.00 GB/s\n");
-    bw_row zero[2] = {{"none", "0 B H2D", 1.0, 0.0},
-                      {"half", "8 B H2D", 1.0, 2.0}};
+    /* The summary keeps a rate that adds two directions apart from the
+     * one-direction rates: they get the table and the bars, the at-once
+     * row a table of its own under its own heading, and no bar. */
+    EXPECT_STR(bw_format_summary(rows, 3, 10),
+        "one direction at a time: GB/s = the bytes copied / the time\n"
+        "case                        bytes counted     median ms      GB/s\n"
+        "--------------------------  ---------------  ----------  --------\n"
+        "pageable H2D, tutorial way  800000000 B H2D    1234.568      0.65\n"
+        "pinned H2D                  800000000 B H2D      14.600     54.79\n"
+        "\n"
+        "pageable H2D, tutorial way |#         |    0.65 GB/s\n"
+        "pinned H2D                 |##########|   54.79 GB/s\n"
+        "\n"
+        "at once: GB/s = (the bytes in + the bytes out) / the time: two "
+        "directions\nadded, not one link's rate, not comparable with the "
+        "rates above\n"
+        "case                 bytes counted          median ms      GB/s\n"
+        "-------------------  --------------------  ----------  --------\n"
+        "H2D + D2H at \"once\"  1600000000 B H2D+D2H      29.900    107.00\n");
+    /* Without an at-once row, no second heading. */
+    EXPECT_STR(bw_format_summary(rows, 2, 10),
+        "one direction at a time: GB/s = the bytes copied / the time\n"
+        "case                        bytes counted     median ms      GB/s\n"
+        "--------------------------  ---------------  ----------  --------\n"
+        "pageable H2D, tutorial way  800000000 B H2D    1234.568      0.65\n"
+        "pinned H2D                  800000000 B H2D      14.600     54.79\n"
+        "\n"
+        "pageable H2D, tutorial way |#         |    0.65 GB/s\n"
+        "pinned H2D                 |##########|   54.79 GB/s\n");
+    bw_row zero[2] = {{"none", "0 B H2D", 1.0, 0.0, 0},
+                      {"half", "8 B H2D", 1.0, 2.0, 0}};
     EXPECT_STR(bw_format_bars(zero, 2, 4),
         "none |    |    0.00 GB/s\n"
         "half |####|    2.00 GB/s\n");
@@ -75,8 +104,8 @@ int main(void)
         "none |    |    0.00 GB/s\n"
         "half |    |    0.00 GB/s\n");
     /* Rounding to the nearest character: 1.25 of 4 is 1, 1.5 rounds up. */
-    bw_row third[3] = {{"a", "", 1, 4.0}, {"b", "", 1, 1.25},
-                       {"c", "", 1, 1.5}};
+    bw_row third[3] = {{"a", "", 1, 4.0, 0}, {"b", "", 1, 1.25, 0},
+                       {"c", "", 1, 1.5, 0}};
     EXPECT_STR(bw_format_bars(third, 3, 4),
         "a |####|    4.00 GB/s\n"
         "b |#   |    1.25 GB/s\n"

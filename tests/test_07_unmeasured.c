@@ -32,9 +32,9 @@ static char *rows_csv(const bw_row *rows, size_t n)
 int main(void)
 {
     bw_row rows[3] = {
-        {"small, 1 by 1, pinned", "8192000 B H2D", 2.633, 3.11},
-        {"small, BatchAsync, pinned", "needs CUDA 12.8", NAN, NAN},
-        {"small, packed, 1 copy", "8192000 B H2D", 0.154, 53.10},
+        {"small, 1 by 1, pinned", "8192000 B H2D", 2.633, 3.11, 0},
+        {"small, BatchAsync, pinned", "needs CUDA 12.8", NAN, NAN, 0},
+        {"small, packed, 1 copy", "8192000 B H2D", 0.154, 53.10, 0},
     };
     EXPECT(bw_row_measured(&rows[0]));
     EXPECT(!bw_row_measured(&rows[1]));
