@@ -1,5 +1,5 @@
-/* gemm_check.c - every element of chapter 03's products checked, one at a
- * time against a float64 reference or all at once by Freivalds' test, and
+/* gemm_check.c - chapter 03's products checked: every element against a
+ * float64 reference, or each row's weighted sum by Freivalds' test, and
  * the probe that says which precision a GEMM ran in.
  *
  * Why element by element. gemm_tolerance bounds the error of each element
@@ -82,9 +82,9 @@ int gemm_report(cm_verdict *v, const char *what, const gemm_check *r,
 {
     v->checks++;
     if (r->freivalds)
-        printf("check %s, every element by Freivalds' test: worst row %zu "
-               "at %.3g of its tolerance %s\n", what, r->where, r->error,
-               r->ok ? "ok" : "FAILED");
+        printf("check %s by Freivalds' test, each row's sum C x against A "
+               "(B x): worst row %zu at %.3g of its tolerance %s\n", what,
+               r->where, r->error, r->ok ? "ok" : "FAILED");
     else
         printf("check %s, every element: largest relative error %.3e "
                "(tolerance %.1e) %s\n", what, r->error, r->tolerance,

@@ -1,7 +1,8 @@
-/* gemm_check.h - how chapter 03 checks every element of a product C = A B
- * (gemm_check.c, plain C, unit-tested in tests/test_03_gemm_check.c):
- * one element at a time against a float64 reference where one is at
- * hand, and by Freivalds' O(n^2) test where the CPU cannot afford one.
+/* gemm_check.h - how chapter 03 checks a product C = A B (gemm_check.c,
+ * plain C, unit-tested in tests/test_03_gemm_check.c): every element
+ * against a float64 reference where one is at hand, each row's weighted
+ * sum by Freivalds' O(n^2) test where the CPU cannot afford one, and the
+ * probe that says which precision a GEMM ran in.
  *
  *   gemm_check r = gemm_compare(h_c32, CM_FLOAT32, h_ref, n * n,
  *                               gemm_tolerance(GEMM_BF16, n));
@@ -58,7 +59,9 @@ gemm_check gemm_compare(const void *c, cm_dtype type, const double *ref,
                         size_t count, double tolerance);
 
 /* Freivalds' test of a float64 C (f prepared from A and B by
- * cm_freivalds_prepare): every element, to cm_freivalds_tolerance. */
+ * cm_freivalds_prepare): each row's weighted sum C x against A (B x), to
+ * cm_freivalds_tolerance. A wrong element moves its row's sum by at least
+ * half its error, unless other wrong elements of the row cancel it. */
 gemm_check gemm_freivalds(const cm_freivalds_ref *f, const double *c);
 
 /* Prints one "check WHAT, ..." line saying what was checked and records a
