@@ -9,8 +9,8 @@
  *   fp64  cublasDgemm                     the tutorial's, 53 bits
  *   fp32  cublasSgemm                     inputs rounded to 24 bits
  *   tf32  cublasGemmEx, FAST_TF32         tensor cores read 11 bits
- *   bf16  cublasGemmEx, bf16 in, fp32 sum 16-bit inputs with 8 bits of
- *                                         significand and fp32's exponent
+ *   bf16  cublasGemmEx, bf16 in, fp32 sum 16-bit inputs: fp32's exponent,
+ *                                         8 significant bits (7 stored)
  * Each is timed (warm-up, CUDA events, median), every element of its
  * result is checked against the tolerance in gemm_plan.c (gemm_check.c),
  * and the probe of gemm_check.h, run with the same call at the same size,

@@ -287,10 +287,10 @@ int main(int argc, char **argv)
         gemm_report(&verdict, "C vs CPU GEMM", &check, n);
         free(h_ref);
     } else {
-        printf("\nno CPU reference (n > %zu: 2 n^3 = %.2g flops): C is "
-               "checked by Freivalds' test,\n  C x against A (B x) for a "
-               "random x, 3 n^2 multiply-adds\n", GEMM_CPU_CHECK_MAX_N,
-               2.0 * (double)n * n * n);
+        printf("\nno CPU reference (n > %zu: n^3 = %.2g multiply-adds): C "
+               "is checked by Freivalds'\n  test, each row of C x against "
+               "A (B x) for a random x: 3 n^2 multiply-adds\n",
+               GEMM_CPU_CHECK_MAX_N, (double)n * n * n);
         cm_freivalds_ref f;
         cm_freivalds_prepare(&f, h_a, h_b, n, SEED_CHECK);
         check = gemm_freivalds(&f, t.h_c);
