@@ -138,15 +138,20 @@ static void arange_region(void *ctx)
 int main(int argc, char **argv)
 {
     size_t range_n = 10, big_side = 1000;
+    /* Both bounds keep every byte count below 2^33: no product of them
+     * comes near size_t's limit. */
     cm_opt own[] = {
-        {"n", CM_OPT_SIZE, &range_n, "N", "length of cp.arange(N)", NULL, 1,
-         1 << 30},
-        {"big", CM_OPT_SIZE, &big_side, "N",
-         "side of the N x N array printed with '...'", NULL, 1, 1 << 15},
+        {.name = "n", .type = CM_OPT_SIZE, .value = &range_n,
+         .metavar = "N", .help = "length of cp.arange(N)",
+         .min = 1, .max = 1 << 30},
+        {.name = "big", .type = CM_OPT_SIZE, .value = &big_side,
+         .metavar = "N", .help = "side of the N x N array printed with '...'",
+         .min = 1, .max = 1 << 15},
     };
-    cm_cli cli = {"01_array_basics",
-                  "Device arrays from host data, printed as NumPy prints "
-                  "them (mirrors cp.array).", own, 2, NULL};
+    cm_cli cli = {.program = "01_array_basics",
+                  .summary = "Device arrays from host data, printed as "
+                             "NumPy prints them (mirrors cp.array).",
+                  .opts = own, .n_opts = sizeof own / sizeof own[0]};
     cm_options opt = cm_options_default();
     cm_parse_or_exit(&cli, &opt, argc, argv);
     if (opt.quick && !opt.repeat_given)
@@ -252,7 +257,7 @@ int main(int argc, char **argv)
     const cm_array *timed[2] = {&x, &big};
     const char *names[2] = {"x", "big"};
     for (int k = 0; k < 2; k++) {
-        copy_back job = {h_printed, timed[k]};
+        copy_back job = {.h_dst = h_printed, .src = timed[k]};
         cm_stats s = cm_time_events(copy_back_region, &job, 0,
                                     (int)opt.warmup, (int)opt.repeat);
         char bytes[64];
@@ -275,7 +280,7 @@ int main(int argc, char **argv)
      * of x's 4 values in, and the arange kernel over big, both on CUDA
      * events. They rewrite the same values, so the checks above stand. */
     if (csv) {
-        copy_in job = {h_x, &x};
+        copy_in job = {.h_src = h_x, .dst = &x};
         cm_stats s = cm_time_events(copy_in_region, &job, 0,
                                     (int)opt.warmup, (int)opt.repeat);
         fprintf(csv, "cp.array(x) H2D,%zu,%.6f,%.6f,%.3f\n", x.nbytes,

@@ -30,12 +30,11 @@
 static const int THREADS_PER_BLOCK = 256;
 static int64_t h_r[ARANGE_N];               /* 8 MB: too big for the stack */
 
-/* cp.arange: a kernel runs once per thread, and k<<<blocks, threads>>>()
-   starts `blocks` blocks of `threads` threads. A thread finds its place
-   from blockIdx.x (its block), blockDim.x (threads per block) and
-   threadIdx.x (its place in its block). A grid-stride loop then takes
-   elements first, first + stride, ..., stride being the grid's thread
-   count: any grid covers any n; `i < n` stops threads past the end. */
+/* cp.arange: k<<<blocks, threads>>>() runs k in `blocks` blocks of
+   `threads` threads. Each finds its place from blockIdx.x (its block),
+   blockDim.x (threads per block) and threadIdx.x (its place in the block)
+   and takes elements first, first + stride, ... (stride: the grid's
+   thread count): any grid covers any n, and `i < n` stops the rest. */
 __global__ void arange_kernel(int64_t *d_out, size_t n)
 {
     size_t stride = (size_t)gridDim.x * blockDim.x;
@@ -45,21 +44,25 @@ __global__ void arange_kernel(int64_t *d_out, size_t n)
 }
 
 /* print() of a 1-D int64 host array as NumPy prints it: padded to the
-   widest number shown, and above 1000 elements 3 at each end around "...".
-   (NumPy also wraps lines at 75 columns; ours fit on one line.) */
+   widest number shown; above 1000 elements only the first 3 and the last
+   3, with "..." between. (NumPy wraps lines at 75 columns; ours fit.) */
+static size_t next_shown(size_t i, size_t n)    /* the index after i */
+{
+    return n > 1000 && i == 2 ? n - 3 : i + 1;  /* 2 -> n - 3: a jump */
+}
 static void print_int64(const int64_t *h_a, size_t n)
 {
-    size_t head = n > 1000 ? 3 : n;        /* shown: [0, head) */
-    size_t tail = n > 1000 ? n - 3 : n;    /* and [tail, n) */
     int width = 1;
-    for (size_t i = 0; i < n; i = i + 1 == head ? tail : i + 1) {
+    for (size_t i = 0; i < n; i = next_shown(i, n)) {
         int w = snprintf(NULL, 0, "%lld", (long long)h_a[i]);
         width = w > width ? w : width;
     }
     printf("[");
-    for (size_t i = 0; i < n; i = i + 1 == head ? tail : i + 1)
-        printf("%s%*lld", i == 0 ? "" : i == tail ? " ... " : " ", width,
-               (long long)h_a[i]);
+    for (size_t i = 0; i < n; i = next_shown(i, n)) {
+        if (i > 0)            /* " ... " where the loop jumped, else " " */
+            fputs(n > 1000 && i == n - 3 ? " ... " : " ", stdout);
+        printf("%*lld", width, (long long)h_a[i]);
+    }
     printf("]\n");
 }
 
@@ -81,9 +84,8 @@ int main(int argc, char **argv)
     }
 
     /* x = cp.array([1, 2, 3, 4]): int64, NumPy's default for Python ints.
-       d_x is a GPU address the CPU must never dereference (on a PCIe GPU,
-       a segmentation fault); dtype, shape and nbytes live on the host. So
-       print(x), as in CuPy, copies the array back and prints the copy. */
+       d_x is a GPU address the CPU must never dereference; dtype, shape and
+       nbytes live on the host. print(x) copies x back first, as CuPy does. */
     const int64_t h_x[4] = {1, 2, 3, 4};
     int64_t *d_x = NULL, *d_r = NULL, h_back[4];
     CUDA_CHECK(cudaMalloc(&d_x, sizeof h_x));
@@ -96,10 +98,10 @@ int main(int argc, char **argv)
 
     /* Errors show up in two places. A bad launch configuration (2048
        threads per block; the limit is 1024) never starts: <<<>>> returns
-       nothing, cudaGetLastError() just after it returns the error and
-       clears it, and the GPU stays usable (the launch below works): so we
-       check it after every launch. compute-sanitizer reports API errors
-       even when caught, so this one runs only under --bad-launch. */
+       nothing; cudaGetLastError() just after it returns the error (CUDA
+       12: cudaErrorInvalidConfiguration, 13: cudaErrorInvalidValue) and
+       clears it; the GPU stays usable. So we check after every launch.
+       (compute-sanitizer reports even a caught error: hence the flag.) */
     CUDA_CHECK(cudaMalloc(&d_r, sizeof h_r));
     if (bad_launch) {
         arange_kernel<<<1, 2048>>>(d_r, ARANGE_N);
@@ -109,9 +111,8 @@ int main(int argc, char **argv)
     }
 
     /* How many blocks? One per 256 elements would do, but an SM holds only
-       a few blocks at once and the rest wait for a slot. We launch what
-       fits at once (one full wave) and let the loop give each thread
-       several elements: our choice, not a limit (gridDim.x < 2^31). */
+       a few at once and the rest wait. We launch one full wave and let the
+       loop give each thread several elements (a choice: gridDim.x < 2^31). */
     int sm_count = 0, blocks_per_sm = 0;
     CUDA_CHECK(cudaDeviceGetAttribute(&sm_count,
                                       cudaDevAttrMultiProcessorCount, 0));
@@ -126,14 +127,13 @@ int main(int argc, char **argv)
            ARANGE_N, blocks, sm_count, blocks_per_sm, THREADS_PER_BLOCK);
 
     /* A fault inside a running kernel (a write through a bad pointer) is
-       reported by a later call, at the latest the next one that waits for
-       the GPU, like this one; it is sticky: every call after fails too. (A
-       write just past the end may not fault; compute-sanitizer finds it.) */
+       reported by a later call, at the latest one that waits for the GPU,
+       like this one, and every call after fails too. (A write just past
+       the end may not fault at all; compute-sanitizer finds it.) */
     CUDA_CHECK(cudaMemcpy(h_r, d_r, sizeof h_r, cudaMemcpyDeviceToHost));
     print_int64(h_r, ARANGE_N);
 
-    /* Both checked exactly on the CPU: integers have no rounding. */
-    size_t i = 0, j = 0;
+    size_t i = 0, j = 0;    /* checked exactly: integers do not round */
     while (i < 4 && h_back[i] == h_x[i])
         i++;
     while (j < ARANGE_N && h_r[j] == (int64_t)j)

@@ -195,12 +195,14 @@ int main(int argc, char **argv)
 {
     size_t side = 10000;
     cm_opt own[] = {
-        {"n", CM_OPT_SIZE, &side, "N",
-         "side of the large N x N float64 array", NULL, 1, 1 << 20},
+        {.name = "n", .type = CM_OPT_SIZE, .value = &side, .metavar = "N",
+         .help = "side of the large N x N float64 array",
+         .min = 1, .max = 1 << 20},
     };
-    cm_cli cli = {"02_interop",
-                  "cp.asarray / cp.asnumpy as cudaMalloc + cudaMemcpy, "
-                  "with the cost of each step.", own, 1, NULL};
+    cm_cli cli = {.program = "02_interop",
+                  .summary = "cp.asarray / cp.asnumpy as cudaMalloc + "
+                             "cudaMemcpy, with the cost of each step.",
+                  .opts = own, .n_opts = sizeof own / sizeof own[0]};
     cm_options opt = cm_options_default();
     cm_parse_or_exit(&cli, &opt, argc, argv);
     if (opt.quick) {
@@ -222,14 +224,16 @@ int main(int argc, char **argv)
 
     /* The first CUDA calls of a process start the driver and create the
      * context on the GPU: driver state, the device's address space. It is
-     * paid once, and CuPy pays it inside the first cp.asarray. Since CUDA
-     * 12, cudaSetDevice creates the context; cm_select_device calls it
-     * (after cudaGetDeviceCount), so we time cm_select_device on its own. */
+     * paid once, and CuPy pays it inside the first cp.asarray. We time
+     * cm_select_device, this program's first CUDA calls, which does all of
+     * it and a little more: cudaGetDeviceCount (the driver starts),
+     * cudaGetDeviceProperties, cudaSetDevice and cudaFree(0) (the context,
+     * since CUDA 12 made by cudaSetDevice), and the device line it prints. */
     double t0 = cm_now_ms();
     cm_select_device((int)opt.device, NULL);
-    double context_ms = cm_now_ms() - t0;
-    printf("context creation (first CUDA calls, host clock): %.1f ms\n",
-           context_ms);
+    double startup_ms = cm_now_ms() - t0;
+    printf("CUDA start-up: driver, device query, context (cm_select_device, "
+           "host clock): %.1f ms\n", startup_ms);
     printf("timing: 'first' = the first call, host clock; 'steady' = median"
            " of %lld after %lld warm-up(s),\n        copies on CUDA events,"
            " H2D and D2H in turn in each run; cudaMalloc on the\n        "
@@ -240,14 +244,16 @@ int main(int argc, char **argv)
 
     /* The tutorial's x_np = np.array([1, 2, 3, 4]): int64, 32 bytes. */
     int64_t h_small[4] = {1, 2, 3, 4};
-    trip small = {"x_np = np.array([1, 2, 3, 4])", CM_INT64, {4, 0}, 1,
-                  sizeof h_small, h_small, NULL, NULL};
+    trip small = {.label = "x_np = np.array([1, 2, 3, 4])",
+                  .dtype = CM_INT64, .shape = {4, 0}, .ndim = 1,
+                  .nbytes = sizeof h_small, .h_src = h_small};
     run_trip(&small, &opt, csv, &verdict);
 
     /* np.random.rand(side, side): the tutorial's 2.24.5 array by default,
      * which chapters 04 and 07 use too. */
-    trip big = {"x_np = np.random.rand(N, N)", CM_FLOAT64, {side, side}, 2,
-                big_bytes, NULL, NULL, NULL};
+    trip big = {.label = "x_np = np.random.rand(N, N)",
+                .dtype = CM_FLOAT64, .shape = {side, side}, .ndim = 2,
+                .nbytes = big_bytes};
     printf("\n(N = %zu)", side);
     big.h_src = cm_host_alloc(big_bytes, "the large array");
     cm_fill_uniform_f64((double *)big.h_src, side * side, RANDOM_SEED);

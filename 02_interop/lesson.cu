@@ -1,5 +1,5 @@
-/* 02_interop/lesson.cu - cp.asarray and cp.asnumpy are an allocation and a
- * copy each way. Tutorial 2.24.1.2.3, at the size its 2.24.5 times:
+/* 02_interop/lesson.cu - cp.asarray / cp.asnumpy: an allocation and a copy
+ * each way, pageable and pinned (tutorial 2.24.1.2.3 at 2.24.5's size):
  *     x_np = np.random.rand(10000, 10000)  # float64, 800 MB
  *     x_cp = cp.asarray(x_np)              # NumPy -> CuPy: host to GPU
  *     x_np_from_cp = cp.asnumpy(x_cp)      # CuPy -> NumPy: GPU to host
@@ -25,48 +25,23 @@
         }                                                                 \
     } while (0)
 
-/* np.random.rand's stand-in: splitmix64, top 53 bits as a double in
-   [0, 1). Every mantissa bit varies, so "bit for bit" means something. */
-static double next_uniform(uint64_t *state)
-{
-    uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return (double)((z ^ (z >> 31)) >> 11) / 9007199254740992.0; /* 2^53 */
-}
-
-/* 800 MB twice may be more than the host has: say so and stop. */
-static double *host_alloc(size_t bytes, const char *what)
-{
-    double *h_p = (double *)malloc(bytes);
-    if (h_p == NULL) {
-        fprintf(stderr, "cannot allocate %zu bytes of host memory for %s; "
-                "try a smaller N, e.g. ./lesson 4000\n", bytes, what);
-        exit(1);
-    }
-    return h_p;
-}
-
-/* A round trip must not change a single bit: memcmp, not == (which calls
-   -0.0 equal to 0.0, and NaN unequal to itself). Prints a check line; the
-   first mismatch of the run becomes the FAIL line in verdict. */
+/* A round trip must not change a bit: memcmp, not == (-0.0 == 0.0, NaN !=
+   NaN). Prints a check line; the run's first mismatch becomes verdict. */
 static void check_trip(const char *what, const double *h_back,
                        const double *h_src, size_t n, char *verdict)
 {
-    size_t i = n;
-    if (memcmp(h_back, h_src, n * sizeof *h_src) != 0)
-        for (i = 0; memcmp(&h_back[i], &h_src[i], sizeof *h_src) == 0; i++)
-            continue;
+    size_t i = 0;
+    while (i < n && memcmp(&h_back[i], &h_src[i], sizeof *h_src) == 0)
+        i++;
     printf("check %s: %s\n", what, i == n ? "identical, bit for bit" : "NO");
     if (i < n && verdict[0] == '\0')
         snprintf(verdict, 256, "FAIL: %s, element %zu: got %.17g, expected "
                  "%.17g (bit for bit)", what, i, h_back[i], h_src[i]);
 }
 
-/* One copy timed with CUDA events on the default stream. The GPU stamps
-   `stop` only when the copy is done, even if cudaMemcpy returned earlier
-   (from pageable memory to the device it may return before the data has
-   arrived); cudaEventSynchronize waits for that stamp. */
+/* One copy on stream 0 between two events, in ms. cudaMemcpyAsync returns
+   at once from pinned memory (from pageable, maybe early); the GPU stamps
+   `stop` when the copy is done, and cudaEventSynchronize waits for it. */
 static float time_copy(void *dst, const void *src, size_t bytes,
                        cudaMemcpyKind kind)
 {
@@ -75,13 +50,29 @@ static float time_copy(void *dst, const void *src, size_t bytes,
     CUDA_CHECK(cudaEventCreate(&start));
     CUDA_CHECK(cudaEventCreate(&stop));
     CUDA_CHECK(cudaEventRecord(start, 0));
-    CUDA_CHECK(cudaMemcpy(dst, src, bytes, kind));
+    CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, kind, 0));
     CUDA_CHECK(cudaEventRecord(stop, 0));
     CUDA_CHECK(cudaEventSynchronize(stop));
     CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));
     CUDA_CHECK(cudaEventDestroy(start));
     CUDA_CHECK(cudaEventDestroy(stop));
     return ms;
+}
+
+/* A timed round trip h_from -> d_x -> h_to (h_to wiped after the copy in:
+   it may be h_from), checked against h_src. GB/s: 10^9 bytes/second. */
+static void timed_trip(const char *what, double *d_x, const double *h_from,
+                       double *h_to, const double *h_src, size_t count,
+                       char *verdict)
+{
+    size_t bytes = count * sizeof(double);
+    CUDA_CHECK(cudaMemset(d_x, 0, bytes));
+    float in_ms = time_copy(d_x, h_from, bytes, cudaMemcpyHostToDevice);
+    memset(h_to, 0, bytes);
+    float out_ms = time_copy(h_to, d_x, bytes, cudaMemcpyDeviceToHost);
+    printf("%s: to GPU %8.3f ms %6.2f GB/s, back %8.3f ms %6.2f GB/s\n",
+           what, in_ms, bytes / (in_ms * 1e6), out_ms, bytes / (out_ms * 1e6));
+    check_trip(what, h_to, h_src, count, verdict);
 }
 
 int main(int argc, char **argv)
@@ -102,25 +93,34 @@ int main(int argc, char **argv)
         return 77;
     }
 
-    /* x_np = np.random.rand(N, N): ordinary (pageable) host memory. */
+    /* 3 N x N arrays: x_np, the result, a pinned copy. Linux's malloc
+       promises memory it may not have (the OOM killer ends us when pages
+       are touched): we first read MemAvailable (not a container's limit). */
     size_t count = side * side, bytes = count * sizeof(double);
-    double *h_src = host_alloc(bytes, "x_np");
-    double *h_back = host_alloc(bytes, "x_np_from_cp");
-    uint64_t state = 2024;
-    for (size_t i = 0; i < count; i++)
-        h_src[i] = next_uniform(&state);
+    unsigned long long avail_kb = ~0ULL >> 10;    /* no /proc: no limit */
+    char line[256];
+    FILE *meminfo = fopen("/proc/meminfo", "r");
+    while (meminfo && fgets(line, sizeof line, meminfo) &&
+           sscanf(line, "MemAvailable: %llu", &avail_kb) != 1)
+        continue;
+    if (meminfo)
+        fclose(meminfo);
+    double *h_src = (double *)malloc(bytes), *h_back = (double *)malloc(bytes);
+    if (!h_src || !h_back || 3 * bytes / 1024 > avail_kb) {
+        fprintf(stderr, "host memory: need 3 x %zu bytes, %llu kB available;"
+                " try a smaller N (./lesson 4000)\n", bytes, avail_kb);
+        return 1;
+    }
+    uint64_t state = 2024;  /* np.random.rand: an LCG's top 53 bits, [0, 1) */
+    for (size_t i = 0; i < count; i++) {
+        state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+        h_src[i] = (double)(state >> 11) / 9007199254740992.0;     /* 2^53 */
+    }
     printf("x_np: %zu x %zu float64, %zu bytes\n", side, side, bytes);
 
-    /* x_cp = cp.asarray(x_np): device memory of the same size, copy in;
-       x_np_from_cp = cp.asnumpy(x_cp): host memory (h_back), copy out.
-       CuPy itself (cupy/_core/core.pyx) does more: cp.asarray of a pageable
-       NumPy array copies it on the CPU into a buffer from CuPy's pinned
-       memory pool (cudaHostAlloc when none is free), then starts
-       cudaMemcpyAsync into memory from CuPy's device pool (chapter 04) and
-       returns without waiting; cp.asnumpy copies into a new NumPy array
-       with cudaMemcpyAsync and waits. A host clock around cp.asarray times
-       a CPU copy, not the transfer. Our cudaMemcpy from pageable memory
-       leaves the staging through pinned memory to the driver. */
+    /* x_cp = cp.asarray(x_np): device memory, copy in; x_np_from_cp =
+       cp.asnumpy(x_cp): host memory (h_back), copy out; from pageable memory
+       through the driver's own pinned buffers. It warms up h_back too. */
     double *d_x = NULL;
     CUDA_CHECK(cudaMalloc(&d_x, bytes));
     CUDA_CHECK(cudaMemcpy(d_x, h_src, bytes, cudaMemcpyHostToDevice));
@@ -128,21 +128,21 @@ int main(int argc, char **argv)
     char verdict[256] = "";
     check_trip("asnumpy(asarray(x_np)) == x_np", h_back, h_src, count,
                verdict);
+    timed_trip("pageable trip", d_x, h_src, h_back, h_src, count, verdict);
 
-    /* Those copies were the warm-up: the copy back also paid for the first
-       touch of h_back (the OS maps a page only when it is first written).
-       Now one timed copy each way, into a wiped h_back so that the timed
-       trip is checked too. GB/s: 10^9 bytes per second. */
-    memset(h_back, 0, bytes);
-    float h2d_ms = time_copy(d_x, h_src, bytes, cudaMemcpyHostToDevice);
-    float d2h_ms = time_copy(h_back, d_x, bytes, cudaMemcpyDeviceToHost);
-    printf("asarray: cudaMemcpy host -> device %9.3f ms %7.2f GB/s\n",
-           h2d_ms, bytes / (h2d_ms * 1e6));
-    printf("asnumpy: cudaMemcpy device -> host %9.3f ms %7.2f GB/s\n",
-           d2h_ms, bytes / (d2h_ms * 1e6));
-    check_trip("timed round trip", h_back, h_src, count, verdict);
+    /* cp.asarray copies x_np on the CPU into pinned (page-locked) memory of
+       its pool, then queues cudaMemcpyAsync: the copy engines read it. */
+    double *h_pinned = NULL;
+    CUDA_CHECK(cudaMallocHost(&h_pinned, bytes));
+    struct cudaPointerAttributes attr;   /* how to tell pinned memory */
+    CUDA_CHECK(cudaPointerGetAttributes(&attr, h_pinned));
+    if (attr.type != cudaMemoryTypeHost && verdict[0] == '\0')
+        snprintf(verdict, 256, "FAIL: h_pinned is not page-locked memory");
+    memcpy(h_pinned, h_src, bytes);
+    timed_trip("pinned trip", d_x, h_pinned, h_pinned, h_src, count, verdict);
 
     printf("%s\n", verdict[0] ? verdict : "PASS");
+    CUDA_CHECK(cudaFreeHost(h_pinned));     /* pinned memory goes back here */
     CUDA_CHECK(cudaFree(d_x));
     free(h_src);
     free(h_back);

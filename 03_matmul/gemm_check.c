@@ -1,14 +1,15 @@
-/* gemm_check.c - every element of chapter 03's products checked, one at a
- * time against a float64 reference or all at once by Freivalds' test.
+/* gemm_check.c - chapter 03's products checked: every element against a
+ * float64 reference, or each row's weighted sum by Freivalds' test, and
+ * the probe that says which precision a GEMM ran in.
  *
  * Why element by element. gemm_tolerance bounds the error of each element
  * of C relative to (|A||B|)_ij. A norm over all of C lets a fault hide
- * under that bound: one row 20% off moves ||C - ref|| / ||ref|| of a
- * 1000 x 1000 product by 0.2 / sqrt(1000) = 0.006, and dot products that
- * each drop their last 4 to 7 of 1000 terms (about 0.5% of each sum) move
- * it about as much; both pass bf16's 0.008. Taken element by element, the
- * first is 0.2, 25 times the bound, and the second about twice the bound
- * in its worst elements (tests/test_03_gemm_check.c shows both).
+ * under it: one element of a 1000 x 1000 product 5% off moves
+ * ||C - ref|| / ||ref|| by 0.05 / 1000 = 5e-5, and one row of dot
+ * products that each drop their last 4 to 7 of 1000 terms (about 0.5% of
+ * each sum) by about 1.7e-4; both pass bf16's 1.4e-3. Taken element by
+ * element, the first is 0.05 and the second several times the bound
+ * (tests/test_03_gemm_check.c shows both).
  */
 #include "gemm_check.h"
 
@@ -58,7 +59,7 @@ double gemm_element_error(const void *c, cm_dtype type, const double *ref,
 gemm_check gemm_compare(const void *c, cm_dtype type, const double *ref,
                         size_t count, double tolerance)
 {
-    gemm_check r = {0, 0, tolerance, 0, 0, 0, 0};
+    gemm_check r = {.freivalds = 0, .tolerance = tolerance};
     r.error = gemm_element_error(c, type, ref, count, &r.where);
     if (count > 0) {
         r.got = cm_value_at(c, type, r.where);
@@ -70,7 +71,7 @@ gemm_check gemm_compare(const void *c, cm_dtype type, const double *ref,
 
 gemm_check gemm_freivalds(const cm_freivalds_ref *f, const double *c)
 {
-    gemm_check r = {1, 0, 1.0, 0, 0, 0, 0};
+    gemm_check r = {.freivalds = 1, .tolerance = 1.0};
     r.error = cm_freivalds_check(f, c, &r.where);   /* NaN: infinity */
     r.ok = r.error <= 1.0;
     return r;
@@ -81,9 +82,9 @@ int gemm_report(cm_verdict *v, const char *what, const gemm_check *r,
 {
     v->checks++;
     if (r->freivalds)
-        printf("check %s, every element by Freivalds' test: worst row %zu "
-               "at %.3g of its tolerance %s\n", what, r->where, r->error,
-               r->ok ? "ok" : "FAILED");
+        printf("check %s by Freivalds' test, each row's sum C x against A "
+               "(B x): worst row %zu at %.3g of its tolerance %s\n", what,
+               r->where, r->error, r->ok ? "ok" : "FAILED");
     else
         printf("check %s, every element: largest relative error %.3e "
                "(tolerance %.1e) %s\n", what, r->error, r->tolerance,
@@ -125,6 +126,60 @@ const char *gemm_ran_as(gemm_precision p, int major, int minor, char *text,
     else
         snprintf(text, size, "%s", info->name);
     return text;
+}
+
+/* GEMM_PROBE_X as precision p reads it: the leading bits of x that fit
+ * in p's significand (its other bits are below half the last one kept). */
+static double probe_as(gemm_precision p)
+{
+    int bits = gemm_info(p)->significand_bits;
+    return (1.0 + 0x1.0p-5) + (bits > 9 ? 0x1.0p-9 : 0) +
+           (bits > 20 ? 0x1.0p-20 : 0) + (bits > 30 ? 0x1.0p-30 : 0);
+}
+
+gemm_precision gemm_probe_reads_as(double c)
+{
+    for (int p = 0; p < GEMM_PRECISIONS; p++)
+        if (c == probe_as((gemm_precision)p))
+            return (gemm_precision)p;
+    return GEMM_PRECISIONS;
+}
+
+gemm_probe gemm_probe_start(gemm_precision asked)
+{
+    gemm_probe r = {.asked = asked, .read_as = GEMM_FP64, .where = 0,
+                    .got = GEMM_PROBE_X, .ok = 1};
+    return r;
+}
+
+void gemm_probe_scan(gemm_probe *r, const void *c, cm_dtype type,
+                     size_t count, size_t first)
+{
+    for (size_t i = 0; i < count; i++) {
+        double got = cm_value_at(c, type, i);
+        gemm_precision p = gemm_probe_reads_as(got);
+        if (p > r->read_as) {       /* a lower precision, or none */
+            r->read_as = p;
+            r->where = first + i;
+            r->got = got;
+        }
+    }
+    r->ok = r->read_as <= r->asked;
+}
+
+const char *gemm_probe_name(gemm_precision read_as)
+{
+    const gemm_precision_info *info = gemm_info(read_as);
+    return info ? info->name : "none";
+}
+
+void gemm_probe_describe(const gemm_probe *r, size_t cols, char *text,
+                         size_t size)
+{
+    size_t i = cols ? r->where / cols : 0, j = cols ? r->where % cols : 0;
+    snprintf(text, size, "element [%zu][%zu] = %.17g reads x = %s as %s, "
+             "expected %s or higher", i, j, r->got, GEMM_PROBE_TEXT,
+             gemm_probe_name(r->read_as), gemm_probe_name(r->asked));
 }
 
 int gemm_cpu_reference(size_t n, const double *a, const double *b,

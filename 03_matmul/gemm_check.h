@@ -1,7 +1,8 @@
-/* gemm_check.h - how chapter 03 checks every element of a product C = A B
- * (gemm_check.c, plain C, unit-tested in tests/test_03_gemm_check.c):
- * one element at a time against a float64 reference where one is at
- * hand, and by Freivalds' O(n^2) test where the CPU cannot afford one.
+/* gemm_check.h - how chapter 03 checks a product C = A B (gemm_check.c,
+ * plain C, unit-tested in tests/test_03_gemm_check.c): every element
+ * against a float64 reference where one is at hand, each row's weighted
+ * sum by Freivalds' O(n^2) test where the CPU cannot afford one, and the
+ * probe that says which precision a GEMM ran in.
  *
  *   gemm_check r = gemm_compare(h_c32, CM_FLOAT32, h_ref, n * n,
  *                               gemm_tolerance(GEMM_BF16, n));
@@ -58,7 +59,9 @@ gemm_check gemm_compare(const void *c, cm_dtype type, const double *ref,
                         size_t count, double tolerance);
 
 /* Freivalds' test of a float64 C (f prepared from A and B by
- * cm_freivalds_prepare): every element, to cm_freivalds_tolerance. */
+ * cm_freivalds_prepare): each row's weighted sum C x against A (B x), to
+ * cm_freivalds_tolerance. A wrong element moves its row's sum by at least
+ * half its error, unless other wrong elements of the row cancel it. */
 gemm_check gemm_freivalds(const cm_freivalds_ref *f, const double *c);
 
 /* Prints one "check WHAT, ..." line saying what was checked and records a
@@ -78,6 +81,47 @@ void gemm_describe_failure(const gemm_check *r, size_t cols, char *text,
  * tensor cores (before 8.0), where cuBLAS quietly computes in fp32. */
 const char *gemm_ran_as(gemm_precision p, int major, int minor, char *text,
                         size_t size);
+
+/* The precision probe: with A = x I (x on the diagonal, 0 elsewhere) and
+ * B all ones, every element of C = A B is x as the GEMM read it: the
+ * products are x * 1 and 0 * 1, the sums x + 0, all exact. x carries one
+ * bit that each precision drops: fp32 (24 significant bits) keeps all but
+ * 2^-30, TF32 (11) loses 2^-20 too, bf16 (8) 2^-9 too, and 4 bits would
+ * lose 2^-5. Each bit lost is below half the last one kept, so rounding
+ * to nearest and truncation read the same: C says which precision ran. */
+#define GEMM_PROBE_X (1.0 + 0x1.0p-5 + 0x1.0p-9 + 0x1.0p-20 + 0x1.0p-30)
+#define GEMM_PROBE_TEXT "1 + 2^-5 + 2^-9 + 2^-20 + 2^-30"
+
+/* The precision whose inputs keep exactly what c holds of GEMM_PROBE_X,
+ * the highest such; GEMM_PRECISIONS when c is no such rounding of it
+ * (fewer bits than bf16, or a wrong value). */
+gemm_precision gemm_probe_reads_as(double c);
+
+/* What a probe C says: the lowest precision (the highest gemm_precision)
+ * any element reads as, the first element that reads so, and ok when it
+ * is `asked` or higher (a TF32 call that runs in fp32 is no fault). */
+typedef struct {
+    gemm_precision asked, read_as;
+    size_t where;       /* that element's index in C */
+    double got;         /* and its value */
+    int ok;
+} gemm_probe;
+
+/* Starts a probe of a call in precision `asked` (nothing read yet). */
+gemm_probe gemm_probe_start(gemm_precision asked);
+
+/* Reads count elements of C (any float dtype), the first of them at index
+ * first in C, into r: C may be read in pieces. */
+void gemm_probe_scan(gemm_probe *r, const void *c, cm_dtype type,
+                     size_t count, size_t first);
+
+/* "element [i][j] = v reads as P, expected Q or higher", for a FAIL line;
+ * cols is the row length of C. */
+void gemm_probe_describe(const gemm_probe *r, size_t cols, char *text,
+                         size_t size);
+
+/* The name of what a probe read as: "fp64" ... "bf16", or "none". */
+const char *gemm_probe_name(gemm_precision read_as);
 
 /* C = A B (n x n) on every core into ref, as the reference of all of C:
  * a first run, then more up to repeat and about budget_ms in all (one at

@@ -24,7 +24,10 @@ typedef enum { GEMM_FP64, GEMM_FP32, GEMM_TF32, GEMM_BF16,
 typedef struct {
     const char *name;        /* "fp64", the --precision choice */
     const char *call;        /* the cuBLAS call and how it computes */
-    double input_roundoff;   /* relative error of an fp64 input in it */
+    int significand_bits;    /* of an input as the GEMM reads it, the
+                                implicit leading 1 included */
+    double input_roundoff;   /* worst relative error of an fp64 input */
+    double input_nearest;    /* the same, rounded to nearest (as measured) */
     double add_roundoff;     /* relative error of one accumulation step */
 } gemm_precision_info;
 
@@ -35,12 +38,23 @@ const gemm_precision_info *gemm_info(gemm_precision p);
  * for "all". 0 for an unknown name. */
 unsigned gemm_precision_set(const char *choice);
 
-/* Upper bound on |c_p - c_64| / c_64 for every element of C = A B with
- * k = n, when every element of A and B is >= 0 (the tutorial's
- * np.random.rand), for a result computed in precision p and a float64
- * reference C_64 that is itself computed some other way (cuBLAS or
- * cpu_gemm). */
+/* How many standard deviations of its error an element may be off
+ * before a lower-precision result fails (gemm_tolerance). */
+#define GEMM_SIGMAS 10.0
+
+/* The tolerance on |c_p - c_64| / c_64 for every element of C = A B with
+ * k = n, for a result computed in precision p against a float64 reference
+ * C_64 computed some other way (cuBLAS or cpu_gemm), when A and B hold
+ * independent uniform [0, 1) numbers (the tutorial's np.random.rand).
+ * fp64: the worst-case bound. The others: the smaller of their worst case
+ * and GEMM_SIGMAS standard deviations of their error, which follows the
+ * error's real growth: about 1 / sqrt(k) from rounding the inputs, about
+ * sqrt(k) from the sums (gemm_plan.c derives both). */
 double gemm_tolerance(gemm_precision p, size_t k);
+
+/* The worst-case bound alone, for any order of summation and any
+ * rounding within the formats' unit roundoffs (A, B >= 0). */
+double gemm_worst_case(gemm_precision p, size_t k);
 
 /* Device bytes for n x n A, B, C in float64 plus the copies the precisions
  * in `set` need. Sets *overflow (and returns 0) if size_t cannot hold it. */

@@ -9,16 +9,19 @@
  *   fp64  cublasDgemm                     the tutorial's, 53 bits
  *   fp32  cublasSgemm                     inputs rounded to 24 bits
  *   tf32  cublasGemmEx, FAST_TF32         tensor cores read 11 bits
- *   bf16  cublasGemmEx, bf16 in, fp32 sum 16-bit inputs with 8 bits of
- *                                         significand and fp32's exponent
- * Each is timed (warm-up, CUDA events, median), and every element of its
- * result is checked against the bound in gemm_plan.c (gemm_check.c).
- * Before compute capability 8.0 there are no TF32 tensor cores: cuBLAS
- * runs the tf32 call in fp32, and the rows say so.
+ *   bf16  cublasGemmEx, bf16 in, fp32 sum 16-bit inputs: fp32's exponent,
+ *                                         8 significant bits (7 stored)
+ * Each is timed (warm-up, CUDA events, median), every element of its
+ * result is checked against the tolerance in gemm_plan.c (gemm_check.c),
+ * and the probe of gemm_check.h, run with the same call at the same size,
+ * says which precision the call read its inputs in. Before compute
+ * capability 8.0 there are no TF32 tensor cores: cuBLAS runs the tf32
+ * call in fp32, and the rows say so.
  */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <cuda_bf16.h>
 #include <cuda_runtime.h>
@@ -30,6 +33,7 @@
 #include "freivalds.h"
 #include "gemm_check.h"
 #include "gemm_study.h"
+#include "options.h"
 #include "random.h"
 #include "timing.h"
 #include "units.h"
@@ -57,6 +61,17 @@ __global__ void to_bfloat16(const double *in, __nv_bfloat16 *out,
     for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < count;
          i += stride)
         out[i] = __double2bfloat16(in[i]);
+}
+
+/* The probe's operands (gemm_check.h): A = x I, B = ones, n x n. */
+__global__ void fill_probe(double *d_a, double *d_b, size_t n)
+{
+    size_t stride = (size_t)gridDim.x * blockDim.x;
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+         i < n * n; i += stride) {
+        d_a[i] = i / n == i % n ? GEMM_PROBE_X : 0.0;
+        d_b[i] = 1.0;
+    }
 }
 
 static int blocks_for(size_t count)
@@ -109,12 +124,11 @@ void gemm_enqueue(cublasHandle_t handle, const gemm_operands *g,
     }
 }
 
-void gemm_low_alloc(gemm_operands *g, unsigned set)
+/* d_a and d_b, rounded into the copies the precisions in set read. */
+static void low_convert(gemm_operands *g, unsigned set)
 {
     size_t count = g->n * g->n;
     if (set & (GEMM_BIT(GEMM_FP32) | GEMM_BIT(GEMM_TF32))) {
-        CUDA_CHECK(cudaMalloc(&g->d_a32, count * sizeof(float)));
-        CUDA_CHECK(cudaMalloc(&g->d_b32, count * sizeof(float)));
         to_float<<<blocks_for(count), THREADS_PER_BLOCK>>>(g->d_a, g->d_a32,
                                                            count);
         CUDA_CHECK(cudaGetLastError());
@@ -123,8 +137,6 @@ void gemm_low_alloc(gemm_operands *g, unsigned set)
         CUDA_CHECK(cudaGetLastError());
     }
     if (set & GEMM_BIT(GEMM_BF16)) {
-        CUDA_CHECK(cudaMalloc(&g->d_a16, count * sizeof(__nv_bfloat16)));
-        CUDA_CHECK(cudaMalloc(&g->d_b16, count * sizeof(__nv_bfloat16)));
         to_bfloat16<<<blocks_for(count), THREADS_PER_BLOCK>>>(
             g->d_a, (__nv_bfloat16 *)g->d_a16, count);
         CUDA_CHECK(cudaGetLastError());
@@ -132,8 +144,22 @@ void gemm_low_alloc(gemm_operands *g, unsigned set)
             g->d_b, (__nv_bfloat16 *)g->d_b16, count);
         CUDA_CHECK(cudaGetLastError());
     }
+}
+
+void gemm_low_alloc(gemm_operands *g, unsigned set)
+{
+    size_t count = g->n * g->n;
+    if (set & (GEMM_BIT(GEMM_FP32) | GEMM_BIT(GEMM_TF32))) {
+        CUDA_CHECK(cudaMalloc(&g->d_a32, count * sizeof(float)));
+        CUDA_CHECK(cudaMalloc(&g->d_b32, count * sizeof(float)));
+    }
+    if (set & GEMM_BIT(GEMM_BF16)) {
+        CUDA_CHECK(cudaMalloc(&g->d_a16, count * sizeof(__nv_bfloat16)));
+        CUDA_CHECK(cudaMalloc(&g->d_b16, count * sizeof(__nv_bfloat16)));
+    }
     if (set & ~GEMM_BIT(GEMM_FP64))
         CUDA_CHECK(cudaMalloc(&g->d_c32, count * sizeof(float)));
+    low_convert(g, set);
     CUDA_CHECK(cudaDeviceSynchronize());
 }
 
@@ -161,7 +187,7 @@ static void gemm_region(void *ctx)
 static cm_stats time_gemm(const gemm_study *s, const gemm_operands *g,
                           gemm_precision p)
 {
-    gemm_call call = {s->handle, g, p};
+    gemm_call call = {.handle = s->handle, .g = g, .p = p};
     return cm_time_events(gemm_region, &call, 0, s->warmup, s->repeat);
 }
 
@@ -185,46 +211,127 @@ static void say_what_runs(const gemm_study *s)
                s->minor);
 }
 
+/* The probe (gemm_check.h) for every precision of the study, at g's size
+ * and with the calls that were timed: A and B become x I and ones, are
+ * rounded as the timed inputs were, each call runs once, and its C comes
+ * back in pieces to be read. It overwrites g's buffers. */
+static void run_probes(const gemm_study *s, gemm_operands *g,
+                       gemm_probe *probes)
+{
+    size_t count = g->n * g->n;
+    fill_probe<<<blocks_for(count), THREADS_PER_BLOCK>>>(g->d_a, g->d_b,
+                                                         g->n);
+    CUDA_CHECK(cudaGetLastError());
+    low_convert(g, s->set);
+    double *h_piece = (double *)cm_host_alloc(
+        GEMM_PROBE_PIECE * sizeof(double), "the probe's C");
+    for (int p = 0; p < GEMM_PRECISIONS; p++) {
+        if (!runnable(s, (gemm_precision)p))
+            continue;
+        /* Same stream as the kernels above; cudaMemcpy waits for it. */
+        gemm_enqueue(s->handle, g, (gemm_precision)p);
+        int wide = p == GEMM_FP64;            /* the others return fp32 */
+        size_t size = wide ? sizeof(double) : sizeof(float);
+        const char *d_c = wide ? (const char *)g->d_c
+                               : (const char *)g->d_c32;
+        probes[p] = gemm_probe_start((gemm_precision)p);
+        for (size_t first = 0; first < count; first += GEMM_PROBE_PIECE) {
+            size_t left = count - first;
+            size_t m = left < GEMM_PROBE_PIECE ? left : GEMM_PROBE_PIECE;
+            CUDA_CHECK(cudaMemcpy(h_piece, d_c + first * size, m * size,
+                                  cudaMemcpyDeviceToHost));
+            gemm_probe_scan(&probes[p], h_piece,
+                            wide ? CM_FLOAT64 : CM_FLOAT32, m, first);
+        }
+    }
+    free(h_piece);
+}
+
+/* One check line for the probes: what each call read x as, or the first
+ * call that read it as a lower precision. */
+static void report_probes(const gemm_study *s, const gemm_probe *probes,
+                          size_t n, const char *what)
+{
+    char detail[400] = "", ran[64];
+    int ok = 1;
+    for (int p = 0; p < GEMM_PRECISIONS && ok; p++) {
+        if (!runnable(s, (gemm_precision)p))
+            continue;
+        gemm_ran_as((gemm_precision)p, s->major, s->minor, ran, sizeof ran);
+        ok = probes[p].ok;
+        if (!ok) {
+            size_t len = (size_t)snprintf(detail, sizeof detail,
+                                          "the %s call: ", ran);
+            gemm_probe_describe(&probes[p], n, detail + len,
+                                sizeof detail - len);
+        } else {
+            size_t len = strlen(detail);
+            snprintf(detail + len, sizeof detail - len, "%s%s reads x as %s",
+                     len ? ", " : "", ran,
+                     gemm_probe_name(probes[p].read_as));
+        }
+    }
+    cm_check_true(s->verdict, what, ok, detail);
+}
+
 void precision_table(const gemm_study *s, gemm_operands *g,
                      const double *h_c64)
 {
     size_t n = g->n, count = n * n;
     printf("\nprecision table: the same A and B (n = %zu), each GEMM "
            "median of %d;\nmax error: the largest |C - C64| / C64 of one "
-           "element, C64 the fp64 C\n", n, s->repeat);
+           "element, C64 the fp64 C;\nreads as: what the probe, A = x I "
+           "times B = ones, says the call read x as\n", n, s->repeat);
     say_what_runs(s);
     gemm_low_alloc(g, s->set);
     float *h_c32 = (float *)cm_host_alloc(count * sizeof(float), "fp32 C");
     gemm_check checks[GEMM_PRECISIONS];
-    printf("  %-5s %-31s %9s %8s %10s %9s\n", "prec", "cuBLAS call",
-           "GEMM ms", "TFLOP/s", "max error", "tolerance");
+    cm_stats times[GEMM_PRECISIONS];
     for (int p = 0; p < GEMM_PRECISIONS; p++) {
         if (!runnable(s, (gemm_precision)p))
             continue;
-        const gemm_precision_info *info = gemm_info((gemm_precision)p);
-        cm_stats t = time_gemm(s, g, (gemm_precision)p);
-        double tol = gemm_tolerance((gemm_precision)p, n);
+        times[p] = time_gemm(s, g, (gemm_precision)p);
         /* The float64 row is the reference itself (checked above); the
          * others come back as fp32 and are compared element by element. */
         if (p != GEMM_FP64) {
             CUDA_CHECK(cudaMemcpy(h_c32, g->d_c32, count * sizeof(float),
                                   cudaMemcpyDeviceToHost));
-            checks[p] = gemm_compare(h_c32, CM_FLOAT32, h_c64, count, tol);
+            checks[p] = gemm_compare(h_c32, CM_FLOAT32, h_c64, count,
+                                     gemm_tolerance((gemm_precision)p, n));
         }
-        double tflops = cm_tflops(gemm_flops(n), t.median_ms);
-        int as_fp32 = p == GEMM_TF32 && s->major < 8;
+    }
+    gemm_probe probes[GEMM_PRECISIONS];
+    run_probes(s, g, probes);
+
+    printf("  %-5s %-31s %9s %8s %10s %9s  %s\n", "prec", "cuBLAS call",
+           "GEMM ms", "TFLOP/s", "max error", "tolerance", "reads as");
+    for (int p = 0; p < GEMM_PRECISIONS; p++) {
+        if (!runnable(s, (gemm_precision)p))
+            continue;
+        const gemm_precision_info *info = gemm_info((gemm_precision)p);
+        double tol = gemm_tolerance((gemm_precision)p, n);
+        double tflops = cm_tflops(gemm_flops(n), times[p].median_ms);
+        int ref = p == GEMM_FP64, as_fp32 = p == GEMM_TF32 && s->major < 8;
         printf("  %-5s %-31s %9.4f %8.2f ", info->name,
                as_fp32 ? "cublasGemmEx, FAST_TF32 -> fp32" : info->call,
-               t.median_ms, tflops);
-        if (p == GEMM_FP64)
-            printf("%10s %9s\n", "reference", "-");
+               times[p].median_ms, tflops);
+        if (ref)
+            printf("%10s %9s", "reference", "-");
         else
-            printf("%10.2e %9.1e\n", checks[p].error, tol);
+            printf("%10.2e %9.1e", checks[p].error, tol);
+        printf("  %s\n", gemm_probe_name(probes[p].read_as));
         if (s->csv) {
-            int ref = p == GEMM_FP64;
-            gemm_result r = {"precision", n, info->name, t.median_ms,
-                             t.min_ms, tflops, ref ? -1 : checks[p].error,
-                             tol, ref || checks[p].ok, -1, -1, -1, -1, -1};
+            gemm_result r = {.part = "precision", .n = n,
+                             .precision = info->name,
+                             .gemm_ms = times[p].median_ms,
+                             .gemm_min_ms = times[p].min_ms,
+                             .tflops = tflops,
+                             .rel_error = ref ? -1 : checks[p].error,
+                             .tolerance = tol,
+                             .ok = (ref || checks[p].ok) && probes[p].ok,
+                             .h2d_ms = -1, .d2h_ms = -1,
+                             .end_to_end_ms = -1, .first_gemm_ms = -1,
+                             .cpu_ms = -1, .c = NULL};
             gemm_csv_row(s->csv, &r);
         }
     }
@@ -237,6 +344,7 @@ void precision_table(const gemm_study *s, gemm_operands *g,
                              sizeof name));
         gemm_report(s->verdict, what, &checks[p], n);
     }
+    report_probes(s, probes, n, "probe, x = " GEMM_PROBE_TEXT);
     free(h_c32);
     gemm_low_free(g);
 }
@@ -255,9 +363,10 @@ static void fetch_c(const gemm_operands *g, gemm_precision p, double *h_c64,
                               cudaMemcpyDeviceToHost));
 }
 
-/* Every element of each C at one size: against cpu_gemm's product where
- * by_cpu, else fp64 C by Freivalds' test and the other precisions against
- * that fp64 C (its bound allows for a reference computed either way). */
+/* Each C at one size: every element against cpu_gemm's product where
+ * by_cpu; else fp64 C by Freivalds' test, and every element of the other
+ * precisions against that fp64 C (their tolerance allows for a reference
+ * computed either way). */
 typedef struct {
     int by_cpu;
     double *h_ref;             /* cpu_gemm's C (by_cpu) */
@@ -278,6 +387,12 @@ static gemm_check check_one(const sweep_check *c, gemm_precision p,
                         c->by_cpu ? c->h_ref : c->h_c64, n * n, tol);
 }
 
+/* One row of the sweep's table, printed once the size's probes ran. */
+typedef struct {
+    cm_stats t;
+    gemm_check check;
+} sweep_row;
+
 void size_sweep(const gemm_study *s, int quick)
 {
     const size_t *sizes;
@@ -288,13 +403,16 @@ void size_sweep(const gemm_study *s, int quick)
     for (size_t i = 0; i < n_sizes; i++)
         cpu_max = gemm_check_by_cpu(sizes[i], 1, quick) ? sizes[i] : cpu_max;
     printf("\nsize sweep: GEMM time and TFLOP/s (2 n^3 / median of %d) as "
-           "n grows; every\nelement of each C checked: up to n = %zu "
-           "against cpu_gemm (vs CPU), above\nit fp64 C by Freivalds' test "
-           "(R: the worst row's share of its tolerance)\nand the others "
-           "against that fp64 C (vs fp64)\n", s->repeat, cpu_max);
+           "n grows. Up to\nn = %zu every element of each C is checked "
+           "against cpu_gemm (vs CPU); above,\nfp64 C by Freivalds' test "
+           "(each row's sum C x against A (B x); R: the\nworst row's share "
+           "of its tolerance) and every element of the others against\n"
+           "that fp64 C (vs fp64). reads as: the probe, as in the precision "
+           "table\n", s->repeat, cpu_max);
     say_what_runs(s);
-    printf("  %6s %-5s %10s %9s %8s %10s %9s  %s\n", "n", "prec", "matrix",
-           "GEMM ms", "TFLOP/s", "max error", "tolerance", "checked");
+    printf("  %6s %-5s %10s %9s %8s %10s %9s  %-8s  %s\n", "n", "prec",
+           "matrix", "GEMM ms", "TFLOP/s", "max error", "tolerance",
+           "reads as", "checked");
     for (size_t i = 0; i < n_sizes; i++) {
         size_t n = sizes[i], count = n * n, free_b, total_b;
         int overflow;
@@ -324,16 +442,15 @@ void size_sweep(const gemm_study *s, int quick)
             c.h_ref = (double *)cm_host_alloc(bytes, "sweep CPU reference");
             if (cpu_gemm(n, n, n, h_a, h_b, c.h_ref,
                          cpu_gemm_max_threads()) < 0) {
-                fprintf(stderr, "out of host memory for the CPU "
-                        "reference\n");
+                fprintf(stderr, "%s: out of host memory for the CPU "
+                        "reference\n", cm_program_name());
                 exit(1);
             }
         } else {
             cm_freivalds_prepare(&c.f, h_a, h_b, n, SWEEP_SEED_CHECK + n);
         }
 
-        gemm_operands g = {n, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
-                           NULL};
+        gemm_operands g = {.n = n};
         CUDA_CHECK(cudaMalloc(&g.d_a, bytes));
         CUDA_CHECK(cudaMalloc(&g.d_b, bytes));
         CUDA_CHECK(cudaMalloc(&g.d_c, bytes));
@@ -341,38 +458,61 @@ void size_sweep(const gemm_study *s, int quick)
         CUDA_CHECK(cudaMemcpy(g.d_b, h_b, bytes, cudaMemcpyHostToDevice));
         gemm_low_alloc(&g, s->set);
         /* fp64 first: the lower precisions may be checked against it. */
+        sweep_row rows[GEMM_PRECISIONS];
+        for (int p = 0; p < GEMM_PRECISIONS; p++) {
+            if (!runnable(s, (gemm_precision)p))
+                continue;
+            rows[p].t = time_gemm(s, &g, (gemm_precision)p);
+            fetch_c(&g, (gemm_precision)p, c.h_c64, c.h_c32);
+            rows[p].check = check_one(&c, (gemm_precision)p, n);
+        }
+        gemm_probe probes[GEMM_PRECISIONS];
+        run_probes(s, &g, probes);
         for (int p = 0; p < GEMM_PRECISIONS; p++) {
             if (!runnable(s, (gemm_precision)p))
                 continue;
             const char *name = gemm_info((gemm_precision)p)->name;
-            cm_stats t = time_gemm(s, &g, (gemm_precision)p);
-            fetch_c(&g, (gemm_precision)p, c.h_c64, c.h_c32);
-            gemm_check r = check_one(&c, (gemm_precision)p, n);
-            double tflops = cm_tflops(gemm_flops(n), t.median_ms);
+            const gemm_check *r = &rows[p].check;
+            double tflops = cm_tflops(gemm_flops(n), rows[p].t.median_ms);
+            int ok = r->ok && probes[p].ok;
             char mat[32];
             printf("  %6zu %-5s %10s %9.4f %8.2f ", n, name,
-                   cm_fmt_bytes_short(bytes, mat, sizeof mat), t.median_ms,
-                   tflops);
-            if (r.freivalds)
-                printf("%10s %9s  Freivalds, R %.2g", "-", "-", r.error);
+                   cm_fmt_bytes_short(bytes, mat, sizeof mat),
+                   rows[p].t.median_ms, tflops);
+            if (r->freivalds)
+                printf("%10s %9s  %-8s  Freivalds, R %.2g", "-", "-",
+                       gemm_probe_name(probes[p].read_as), r->error);
             else
-                printf("%10.2e %9.1e  %s", r.error, r.tolerance,
+                printf("%10.2e %9.1e  %-8s  %s", r->error, r->tolerance,
+                       gemm_probe_name(probes[p].read_as),
                        c.by_cpu ? "vs CPU" : "vs fp64");
-            printf("%s\n", r.ok ? "" : " FAILED");
+            printf("%s\n", ok ? "" : " FAILED");
             results++;
-            if (!r.ok && all_ok) {
+            if (!ok && all_ok) {
                 char detail[300], ran[64];
-                gemm_describe_failure(&r, n, detail, sizeof detail);
-                snprintf(first_bad, sizeof first_bad, "n = %zu %s: %s", n,
-                         gemm_ran_as((gemm_precision)p, s->major, s->minor,
-                                     ran, sizeof ran), detail);
+                if (r->ok)
+                    gemm_probe_describe(&probes[p], n, detail,
+                                        sizeof detail);
+                else
+                    gemm_describe_failure(r, n, detail, sizeof detail);
+                snprintf(first_bad, sizeof first_bad, "n = %zu %s: %s%s",
+                         n, gemm_ran_as((gemm_precision)p, s->major,
+                                        s->minor, ran, sizeof ran),
+                         r->ok ? "probe: " : "", detail);
             }
-            all_ok = all_ok && r.ok;
+            all_ok = all_ok && ok;
             if (s->csv) {
-                gemm_result row = {"sweep", n, name, t.median_ms, t.min_ms,
-                                   tflops, r.freivalds ? -1 : r.error,
-                                   r.freivalds ? -1 : r.tolerance, r.ok,
-                                   -1, -1, -1, -1, -1};
+                gemm_result row = {.part = "sweep", .n = n,
+                                   .precision = name,
+                                   .gemm_ms = rows[p].t.median_ms,
+                                   .gemm_min_ms = rows[p].t.min_ms,
+                                   .tflops = tflops,
+                                   .rel_error = r->freivalds ? -1 : r->error,
+                                   .tolerance = r->freivalds ? -1
+                                                             : r->tolerance,
+                                   .ok = ok, .h2d_ms = -1, .d2h_ms = -1,
+                                   .end_to_end_ms = -1, .first_gemm_ms = -1,
+                                   .cpu_ms = -1, .c = NULL};
                 gemm_csv_row(s->csv, &row);
             }
         }
@@ -392,8 +532,9 @@ void size_sweep(const gemm_study *s, int quick)
     if (results == 0)
         snprintf(detail, sizeof detail, "no size fitted in GPU memory");
     else if (all_ok)
-        snprintf(detail, sizeof detail, "every element of %d of %d results "
-                 "within its tolerance", results, results);
+        snprintf(detail, sizeof detail, "%d of %d results pass their check "
+                 "(vs CPU, vs fp64 or Freivalds') and their probe", results,
+                 results);
     else
         snprintf(detail, sizeof detail, "%s", first_bad);
     cm_check_true(s->verdict, "sweep", all_ok && results > 0, detail);

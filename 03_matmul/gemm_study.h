@@ -1,8 +1,9 @@
 /* gemm_study.h - the second part of chapter 03's lab: the tutorial's GEMM in
  * four precisions, and its speed as n grows (gemm_study.cu).
  *
- *   gemm_study s = {handle, set, warmup, repeat, major, minor, csv,
- *                   &verdict};
+ *   gemm_study s = {.handle = handle, .set = set, .warmup = 2,
+ *                   .repeat = 10, .major = 9, .minor = 0, .csv = NULL,
+ *                   .verdict = &verdict};
  *   precision_table(&s, &ops, h_c);     ops holds A, B, C in float64
  *   size_sweep(&s, quick);
  */
@@ -18,6 +19,10 @@
 /* cuBLAS's workspace and the context's own allocations come on top of our
  * matrices; we keep this much spare when deciding whether a size fits. */
 #define CUBLAS_SPARE_BYTES ((size_t)256 << 20)
+
+/* The precision probe reads its C back this many elements at a time, into
+ * a host buffer of doubles (8 MB). */
+#define GEMM_PROBE_PIECE ((size_t)1 << 20)
 
 /* Device operands of one n x n GEMM, row-major: float64 (allocated by the
  * caller), then the lower-precision copies gemm_low_alloc makes. */
@@ -46,13 +51,16 @@ void gemm_enqueue(cublasHandle_t handle, const gemm_operands *g,
 void gemm_low_alloc(gemm_operands *g, unsigned set);
 void gemm_low_free(gemm_operands *g);
 
-/* Times every precision of the study at g->n and checks every element of
- * each result against h_c64, the (already verified) float64 result. */
+/* Times every precision of the study at g->n, checks every element of
+ * each result against h_c64, the (already verified) float64 result, then
+ * runs the precision probe (gemm_check.h) on g's buffers: A, B and C are
+ * overwritten. */
 void precision_table(const gemm_study *s, gemm_operands *g,
                      const double *h_c64);
 
-/* TFLOP/s of each precision as n grows, every element of each result
- * checked (gemm_check.c); stops at the first n that does not fit. */
+/* TFLOP/s of each precision as n grows, each result checked (every
+ * element, or Freivalds' test of fp64 above GEMM_SWEEP_CPU_CHECK_MAX_N)
+ * and probed; stops at the first n that does not fit. */
 void size_sweep(const gemm_study *s, int quick);
 
 #endif /* GEMM_STUDY_H */

@@ -13,10 +13,11 @@
  * call cublasDgemm, the same float64 product with the same argument order.
  * Each step but cublasCreate (timed once) is timed twice: its first call
  * (host clock; cuBLAS starts up inside the first cp.dot) and its steady
- * state (median of --repeat). Every element of C is checked: against a
- * CPU GEMM (cpu_gemm.c) up to n = 4096, by Freivalds' test above that
- * (gemm_check.c). --precision all adds fp32, TF32 and bf16 GEMMs, --sweep
- * the speed as n grows (both in gemm_study.cu).
+ * state (median of --repeat). C is checked: every element against a CPU
+ * GEMM (cpu_gemm.c) up to n = 4096, each row's weighted sum by Freivalds'
+ * test above that (gemm_check.c). --precision all adds fp32, TF32 and
+ * bf16 GEMMs, each checked and probed for the precision it ran in,
+ * --sweep the speed as n grows (both in gemm_study.cu).
  *
  * Run: make run-03    (options: make run-03 ARGS="--help")
  */
@@ -106,13 +107,17 @@ static void end_to_end_region(void *ctx)
 /* Host bytes of one n x n product and its check at their peak: A, B and
  * C in float64; then, one after the other, the check of C (a CPU
  * reference of all of it, or Freivalds' six vectors) and the float32 C of
- * the lower precisions. gemm_host_bytes (36 n^2 bytes) is more, so this
- * cannot overflow once that has been checked. */
+ * the lower precisions with the probe's piece. gemm_host_bytes (36 n^2
+ * bytes) is more from n = 1449 up (below, no sum comes near SIZE_MAX), so
+ * this cannot overflow once that has been checked. */
 static size_t host_peak_bytes(size_t n, unsigned set, int by_cpu)
 {
     size_t matrix = n * n * sizeof(double);
     size_t check = by_cpu ? matrix : 6 * n * sizeof(double);
-    size_t low = set != GEMM_BIT(GEMM_FP64) ? n * n * sizeof(float) : 0;
+    size_t low = set != GEMM_BIT(GEMM_FP64)
+                     ? n * n * sizeof(float) +
+                           GEMM_PROBE_PIECE * sizeof(double)
+                     : 0;
     return 3 * matrix + (check > low ? check : low);
 }
 
@@ -128,6 +133,7 @@ static size_t sweep_host_bytes(unsigned set, int quick)
                                      ? matrix : 6 * n * sizeof(double));
         if (set != GEMM_BIT(GEMM_FP64))     /* beside them, not after */
             bytes += n * n * sizeof(float);
+        bytes += GEMM_PROBE_PIECE * sizeof(double);     /* the probe */
         most = bytes > most ? bytes : most;
     }
     return most;
@@ -148,18 +154,23 @@ int main(int argc, char **argv)
     size_t n = TUTORIAL_N;
     const char *precision = DEFAULT_PRECISION;
     int sweep = 0;
+    /* --n stops at INT_MAX, cuBLAS's limit; the byte counts of that size
+     * overflow size_t and are refused below, before anything is touched. */
     cm_opt own[] = {
-        {"n", CM_OPT_SIZE, &n, "N", "side of the N x N float64 matrices",
-         NULL, 1, INT_MAX},
-        {"precision", CM_OPT_CHOICE, &precision, "P", "GEMM precisions",
-         "fp64|fp32|tf32|bf16|all", 0, 0},
-        {"sweep", CM_OPT_FLAG, &sweep, NULL,
-         "also time the GEMMs for n = 256 ... 10000", NULL, 0, 0},
+        {.name = "n", .type = CM_OPT_SIZE, .value = &n, .metavar = "N",
+         .help = "side of the N x N float64 matrices",
+         .min = 1, .max = INT_MAX},
+        {.name = "precision", .type = CM_OPT_CHOICE, .value = &precision,
+         .metavar = "P", .help = "GEMM precisions",
+         .choices = "fp64|fp32|tf32|bf16|all"},
+        {.name = "sweep", .type = CM_OPT_FLAG, .value = &sweep,
+         .help = "also time the GEMMs for n = 256 ... 10000"},
     };
-    cm_cli cli = {"03_matmul",
-                  "C = A B for random N x N float64 matrices with cuBLAS, "
-                  "as cp.dot does it,\nchecked against a CPU GEMM and timed "
-                  "step by step.", own, 3, NULL};
+    cm_cli cli = {.program = "03_matmul",
+                  .summary = "C = A B for random N x N float64 matrices "
+                             "with cuBLAS, as cp.dot does it,\nchecked "
+                             "against a CPU GEMM and timed step by step.",
+                  .opts = own, .n_opts = sizeof own / sizeof own[0]};
     cm_options opt = cm_options_default();
     cm_parse_or_exit(&cli, &opt, argc, argv);
     if (opt.quick) {
@@ -252,17 +263,18 @@ int main(int argc, char **argv)
     printf("%s\n", printed);
     free(printed);
 
-    /* Every element of C is checked (gemm_check.c): against cpu_gemm's
-     * product on every core where the CPU can afford all of it, and by
-     * Freivalds' test, O(n^2), where it cannot. */
-    gemm_cpu_times cpu = {0, 0, 0, 0};
+    /* C is checked (gemm_check.c): every element against cpu_gemm's
+     * product on every core where the CPU can afford all of it, each
+     * row's weighted sum by Freivalds' test, O(n^2), where it cannot. */
+    gemm_cpu_times cpu = {.threads = 0};
     gemm_check check;
     if (by_cpu) {
         double *h_ref = (double *)cm_host_alloc(t.bytes, "CPU reference");
         memset(h_ref, 0, t.bytes);      /* fault its pages in, untimed */
         if (gemm_cpu_reference(n, h_a, h_b, h_ref, repeat, CPU_TIMING_MS,
                                &cpu) < 0) {
-            fprintf(stderr, "out of host memory for the CPU reference\n");
+            fprintf(stderr, "%s: out of host memory for the CPU "
+                    "reference\n", cm_program_name());
             return CM_EXIT_FAIL;
         }
         printf("\nCPU reference: cpu_gemm.c (blocked C, no BLAS) on %d "
@@ -275,10 +287,10 @@ int main(int argc, char **argv)
         gemm_report(&verdict, "C vs CPU GEMM", &check, n);
         free(h_ref);
     } else {
-        printf("\nno CPU reference (n > %zu: 2 n^3 = %.2g flops): C is "
-               "checked by Freivalds' test,\n  C x against A (B x) for a "
-               "random x, 3 n^2 multiply-adds\n", GEMM_CPU_CHECK_MAX_N,
-               2.0 * (double)n * n * n);
+        printf("\nno CPU reference (n > %zu: n^3 = %.2g multiply-adds): C "
+               "is checked by Freivalds'\n  test, each row of C x against "
+               "A (B x) for a random x: 3 n^2 multiply-adds\n",
+               GEMM_CPU_CHECK_MAX_N, (double)n * n * n);
         cm_freivalds_ref f;
         cm_freivalds_prepare(&f, h_a, h_b, n, SEED_CHECK);
         check = gemm_freivalds(&f, t.h_c);
@@ -341,22 +353,29 @@ int main(int argc, char **argv)
         printf("speedup over the CPU: not measured (n > %zu: C was not "
                "recomputed on the CPU)\n", GEMM_CPU_CHECK_MAX_N);
     if (csv) {
-        gemm_result r = {"tutorial", n, "fp64", gemm_s.median_ms,
-                         gemm_s.min_ms, cm_tflops(flops, gemm_s.median_ms),
-                         /* no element error from Freivalds' test */
-                         check.freivalds ? -1 : check.error,
-                         check.freivalds ? -1 : check.tolerance, check.ok,
-                         h2d_s.median_ms, d2h_s.median_ms, e2e_s.median_ms,
-                         create_ms + first_gemm, by_cpu ? cpu.warm_ms : -1,
-                         t.h_c};
+        /* Freivalds' test measures no element's error: those stay empty. */
+        gemm_result r = {.part = "tutorial", .n = n, .precision = "fp64",
+                         .gemm_ms = gemm_s.median_ms,
+                         .gemm_min_ms = gemm_s.min_ms,
+                         .tflops = cm_tflops(flops, gemm_s.median_ms),
+                         .rel_error = check.freivalds ? -1 : check.error,
+                         .tolerance = check.freivalds ? -1 : check.tolerance,
+                         .ok = check.ok, .h2d_ms = h2d_s.median_ms,
+                         .d2h_ms = d2h_s.median_ms,
+                         .end_to_end_ms = e2e_s.median_ms,
+                         .first_gemm_ms = create_ms + first_gemm,
+                         .cpu_ms = by_cpu ? cpu.warm_ms : -1, .c = t.h_c};
         gemm_csv_row(csv, &r);
     }
 
-    gemm_study study = {t.handle, set, warmup, repeat, prop.major,
-                        prop.minor, csv, &verdict};
+    gemm_study study = {.handle = t.handle, .set = set, .warmup = warmup,
+                        .repeat = repeat, .major = prop.major,
+                        .minor = prop.minor, .csv = csv,
+                        .verdict = &verdict};
     if (set != GEMM_BIT(GEMM_FP64)) {
-        gemm_operands ops = {n, t.d_a, t.d_b, t.d_c, NULL, NULL, NULL, NULL,
-                             NULL};
+        /* The table overwrites A, B and C with its probe at the end. */
+        gemm_operands ops = {.n = n, .d_a = t.d_a, .d_b = t.d_b,
+                             .d_c = t.d_c};
         precision_table(&study, &ops, t.h_c);
     }
     CUDA_CHECK(cudaFree(t.d_a));

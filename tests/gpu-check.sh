@@ -3,8 +3,8 @@
 # for that GPU, `make test` (a skipped GPU test counts as a failure here),
 # compute-sanitizer memcheck of every chapter's --quick run, its lesson and
 # its unsolved exercise (racecheck too for the labs in RACECHECK), then
-# every README capture, i.e. each
-# "<!-- capture: CMD -->" line in NN_*/README.md and README.md, run and saved for
+# every README capture, i.e. each "<!-- capture: CMD -->" line in
+# NN_*/README.md, NN_*/NOTES.md and README.md, run and saved for
 # tests/fill-captures.py ("<!-- capture-setup: CMD -->" lines run first,
 # unshown, to make input files). Everything lands in OUTDIR, bundled as
 # OUTDIR/gpu-check.tgz; a short summary is printed last.
@@ -98,7 +98,8 @@ index="$out/captures/index.tsv"
 n=0
 # The top README's captures (its summary of every chapter) come last, and
 # only when every chapter is checked, or TOP_README=1 asks for them.
-readmes=$(for c in $chapters; do echo "$c/README.md"; done)
+# A chapter's NOTES.md, its deep dives, may hold captures too.
+readmes=$(for c in $chapters; do echo "$c/README.md $c/NOTES.md"; done)
 if [ -z "${CHAPTERS:-}" ] || [ -n "${TOP_README:-}" ]; then
     readmes="$readmes README.md"
 fi
@@ -116,6 +117,7 @@ for readme in $readmes; do
             fi
             n=$((n + 1))
             id="$(dirname "$readme" | tr / _ | sed "s/^\.$/top/")-$n"
+            case $readme in */NOTES.md) id="$id-notes" ;; esac
             start=$SECONDS
             # The top README speaks of every chapter: CHAPTERS must not
             # narrow what its commands (make compare) run.

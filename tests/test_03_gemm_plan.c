@@ -22,24 +22,65 @@ int main(void)
     EXPECT(strcmp(gemm_info(GEMM_TF32)->name, "tf32") == 0);
     EXPECT(gemm_info(GEMM_PRECISIONS) == NULL);
 
-    /* Tolerances: fp64 against fp64 is 2 k u to first order; each lower
-     * precision is dominated by 2 u_in + k u_add, and they are ordered. */
+    /* Tolerances: fp64 against fp64 is its worst case, 2 k u to first
+     * order. The others are GEMM_SIGMAS standard deviations of their
+     * error, sigma_in = u_in sqrt(32/27) / sqrt(k) from their inputs and
+     * sigma_add = u_add sqrt(k) / 3 from their sums, plus fp64's error:
+     * at k = 1000, 6.3e-6, 1.8e-4 and 1.4e-3, each far below its worst
+     * case, and ordered. */
     double u64 = 0x1.0p-53;
     double fp64 = gemm_tolerance(GEMM_FP64, 1000);
     EXPECT(fp64 > 2000 * u64 && fp64 < 1.001 * 2000 * u64);
     double fp32 = gemm_tolerance(GEMM_FP32, 1000);
-    EXPECT(fp32 > 1002 * 0x1.0p-24 && fp32 < 1.01 * 1002 * 0x1.0p-24);
+    double sigma32 = 0x1.0p-24 * (sqrt(32.0 / 27.0) / sqrt(1000.0) +
+                                  sqrt(1000.0) / 3.0);
+    EXPECT(fabs(fp32 - (10 * sigma32 + fp64 / 2)) < 1e-3 * fp32);
+    EXPECT(fp32 > 6.2e-6 && fp32 < 6.4e-6);
     double tf32 = gemm_tolerance(GEMM_TF32, 1000);
-    EXPECT(tf32 > 2 * 0x1.0p-10 && tf32 < 2.2e-3);
+    EXPECT(tf32 > 1.75e-4 && tf32 < 1.85e-4);
     double bf16 = gemm_tolerance(GEMM_BF16, 1000);
-    EXPECT(bf16 > 2 * 0x1.0p-8 && bf16 < 8.0e-3);
-    EXPECT(fp64 < fp32 && fp32 < tf32 &&
-           tf32 < bf16);
-    /* Grows with k, never negative, bounded when k u is absurdly large. */
-    EXPECT(gemm_tolerance(GEMM_FP32, 10000) > fp32);
+    EXPECT(bf16 > 1.3e-3 && bf16 < 1.4e-3);
+    EXPECT(fp64 < fp32 && fp32 < tf32 && tf32 < bf16);
+    for (int p = GEMM_FP32; p < GEMM_PRECISIONS; p++)
+        EXPECT(gemm_tolerance((gemm_precision)p, 1000) <
+               gemm_worst_case((gemm_precision)p, 1000) / 5);
+    /* The worst case: 2 u_in + k u_add to first order (TF32's inputs may
+     * be truncated: 2^-10). */
+    EXPECT(gemm_worst_case(GEMM_FP32, 1000) > 1002 * 0x1.0p-24 &&
+           gemm_worst_case(GEMM_FP32, 1000) < 1.01 * 1002 * 0x1.0p-24);
+    EXPECT(gemm_worst_case(GEMM_TF32, 1000) > 2 * 0x1.0p-10 &&
+           gemm_worst_case(GEMM_TF32, 1000) < 2.2e-3);
+    EXPECT(gemm_worst_case(GEMM_BF16, 1000) > 2 * 0x1.0p-8 &&
+           gemm_worst_case(GEMM_BF16, 1000) < 8.0e-3);
+    /* It follows the error's growth: fp32's, from its sums, grows as
+     * sqrt(k); bf16's, from its inputs, shrinks as 1 / sqrt(k) until the
+     * sums take over. */
+    EXPECT(gemm_tolerance(GEMM_FP32, 10000) > 3 * fp32 &&
+           gemm_tolerance(GEMM_FP32, 10000) < 3.3 * fp32);
+    EXPECT(gemm_tolerance(GEMM_BF16, 10000) < bf16 / 2.5);
+    /* For small k the worst case is the smaller, and it is used; never
+     * more than the worst case, never negative. */
+    for (int p = GEMM_FP32; p < GEMM_PRECISIONS; p++) {
+        size_t ks[] = {0, 1, 2, 5, 63, 257, 1000, 10000, 1u << 20};
+        for (size_t i = 0; i < sizeof ks / sizeof ks[0]; i++) {
+            double ku = (double)ks[i] * u64, e_64 = ku / (1 - ku);
+            double t = gemm_tolerance((gemm_precision)p, ks[i]);
+            double w = (gemm_worst_case((gemm_precision)p, ks[i]) + e_64) /
+                       (1 - e_64);
+            EXPECT(t >= 0 && t <= w * (1 + 1e-12));
+            if (ks[i] <= 2)
+                EXPECT(fabs(t - w) <= 1e-12 * w);
+        }
+    }
     EXPECT(gemm_tolerance(GEMM_FP64, 0) == 0.0);
     EXPECT(gemm_tolerance(GEMM_FP32, (size_t)1 << 40) <= 4.0);
     EXPECT(gemm_tolerance(GEMM_PRECISIONS, 10) == 0.0);
+    EXPECT(gemm_worst_case(GEMM_PRECISIONS, 10) == 0.0);
+    /* The bits each input keeps, for the probe. */
+    EXPECT(gemm_info(GEMM_FP64)->significand_bits == 53 &&
+           gemm_info(GEMM_FP32)->significand_bits == 24 &&
+           gemm_info(GEMM_TF32)->significand_bits == 11 &&
+           gemm_info(GEMM_BF16)->significand_bits == 8);
 
     /* Device bytes: 3 float64 matrices; fp32 and tf32 share their copies;
      * bf16 adds two 2-byte inputs and the shared fp32 result. */
