@@ -1,10 +1,12 @@
 /* options.h - command-line options shared by every chapter, plus its own.
  *
  *   size_t n = 1000;
- *   cm_opt mine[] = { {"n", CM_OPT_SIZE, &n, "N", "matrix size", NULL, 1, 0} };
+ *   cm_opt mine[] = {{.name = "n", .type = CM_OPT_SIZE, .value = &n,
+ *                     .metavar = "N", .help = "matrix size", .min = 1}};
+ *   cm_cli cli = {.program = "03_matmul", .summary = "what it does",
+ *                 .opts = mine, .n_opts = 1};
  *   cm_options opt = cm_options_default();
- *   cm_parse_or_exit(&(cm_cli){"03_matmul", "what it does", mine, 1, NULL},
- *                    &opt, argc, argv);
+ *   cm_parse_or_exit(&cli, &opt, argc, argv);
  *
  * --help prints usage and exits 0; a bad option prints one line to stderr and
  * exits 2 (CM_EXIT_USAGE). Sizes take K/M/G/T (x1024) or kB/MB/GB/TB (x1000).
