@@ -245,8 +245,8 @@ void part_outofcore(memory_run *run)
     ooc_plan plan, other;
     if (ooc_plan_make(n, sizeof(double), run->mem_limit, run->pool_chunk,
                       &rates, run->plan_kind, &plan) != 0) {
-        fprintf(stderr, "04_memory: no out-of-core plan fits in %s\n",
-                cm_fmt_bytes(run->mem_limit, t1, sizeof t1));
+        fprintf(stderr, "%s: no out-of-core plan fits in %s\n",
+                cm_program_name(), cm_fmt_bytes(run->mem_limit, t1, sizeof t1));
         exit(CM_EXIT_FAIL);
     }
     printf("plan (%s; the budget in %s pool chunks): %s\n",

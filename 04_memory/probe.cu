@@ -84,13 +84,17 @@ static double row_cost_us(size_t n, size_t width, enum cudaMemcpyKind kind,
     cm_require_device_bytes(n * width, "the 2D-copy probe");
     CUDA_CHECK(cudaMalloc(&d_rows, n * width));
     CUDA_CHECK(cudaMemset(d_rows, 0, n * width));
-    copy_2d_job j = {d_rows, width, h_matrix, pitch, width, n, kind, stream};
-    if (kind == cudaMemcpyDeviceToHost) {
-        j.dst = h_matrix;
-        j.dst_pitch = pitch;
-        j.src = d_rows;
-        j.src_pitch = width;
-    }
+    int in = kind == cudaMemcpyHostToDevice;   /* else device to host */
+    copy_2d_job j = {
+        .dst = in ? d_rows : (void *)h_matrix,
+        .dst_pitch = in ? width : pitch,
+        .src = in ? (const void *)h_matrix : d_rows,
+        .src_pitch = in ? pitch : width,
+        .width = width,
+        .rows = n,
+        .kind = kind,
+        .stream = stream,
+    };
     cm_stats s = cm_time_events(copy_2d, &j, stream, 1, 5);
     CUDA_CHECK(cudaFree(d_rows));
     double bytes_ms = (double)(n * width) / (gbps * 1e6);
@@ -115,8 +119,8 @@ static void probe_gemm(void *ctx)
 static double probe_gemm_tflops(cublasHandle_t handle, cudaStream_t stream,
                                 size_t n, size_t budget)
 {
-    probe_job j = {handle, n < PROBE_SIDE_MAX ? n : PROBE_SIDE_MAX, NULL,
-                   NULL, NULL};
+    probe_job j = {.handle = handle,
+                   .side = n < PROBE_SIDE_MAX ? n : PROBE_SIDE_MAX};
     while (j.side > 64 && 3 * j.side * j.side * sizeof(double) > budget)
         j.side /= 2;
     size_t bytes = j.side * j.side * sizeof(double);
