@@ -4,7 +4,8 @@
 # compute-sanitizer memcheck of every chapter's --quick run, its lesson and
 # its unsolved exercise (racecheck too for the labs in RACECHECK), then
 # every README capture, i.e. each
-# "<!-- capture: CMD -->" line in NN_*/README.md and README.md, run and saved for
+# "<!-- capture: CMD -->" line in NN_*/README.md, NN_*/NOTES.md and README.md,
+# run and saved for
 # tests/fill-captures.py ("<!-- capture-setup: CMD -->" lines run first,
 # unshown, to make input files). Everything lands in OUTDIR, bundled as
 # OUTDIR/gpu-check.tgz; a short summary is printed last.
@@ -98,7 +99,7 @@ index="$out/captures/index.tsv"
 n=0
 # The top README's captures (its summary of every chapter) come last, and
 # only when every chapter is checked, or TOP_README=1 asks for them.
-readmes=$(for c in $chapters; do echo "$c/README.md"; done)
+readmes=$(for c in $chapters; do echo "$c/README.md" "$c/NOTES.md"; done)
 if [ -z "${CHAPTERS:-}" ] || [ -n "${TOP_README:-}" ]; then
     readmes="$readmes README.md"
 fi
