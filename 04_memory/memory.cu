@@ -506,8 +506,9 @@ int main(int argc, char **argv)
         printf(" blocked / one call %.2fx (block %zu);",
                run.blocked_over_one, block);
     if (do_outofcore)
-        printf(" out-of-core / its floor %.2fx (budget %s)",
-               run.outofcore_over_floor, limit);
+        printf(" out-of-core / its floor %.2fx, moved / I/O bound %.2fx "
+               "(budget %s)", run.outofcore_over_floor,
+               run.outofcore_over_bound, limit);
     cm_csv_finish(&csv_file, &verdict);   /* kept only if every check passed */
     free(h_single);
     free(h_blocked);
