@@ -416,7 +416,8 @@ static size_t fit_k(const search *s, size_t rows, size_t cols,
  * of OOC_GOOD_K rows and longer, up to the longest that fits (shorter ones
  * only when nothing longer fits: each GEMM reads and writes its whole C
  * tile, which short pieces do for little work); A pieces as long as the
- * B pieces, as wide as fits, and half way between. */
+ * B pieces, as wide as fits, half way between, and 2 to 4 B pieces wide
+ * with both as long as fits. */
 static void shape_candidates(search *s, size_t rows, size_t cols)
 {
     size_t n = s->n, e = s->elem, k_min = min_size(n, OOC_MIN_K);
@@ -449,6 +450,19 @@ static void shape_candidates(search *s, size_t rows, size_t cols)
                                  c_buffers);
                 consider(s, &c);
             }
+        }
+        /* A pieces of 2 to 4 B pieces, both as long as then fits. */
+        size_t c_bytes = c_buffers * align_up(rows * cols * e);
+        for (size_t m = 2; m <= 4 && c_bytes < s->usable; m++) {
+            size_t k = (s->usable - c_bytes) / (2 * e * (m * rows + cols));
+            while (k >= k_min &&
+                   ooc_layout_tiled(&c, n, e, rows, cols, k, m * k,
+                                    c_buffers) > s->usable)
+                k--;
+            if (k < k_min || (k < good && k_fit >= good) || m * k >= n)
+                continue;
+            ooc_layout_tiled(&c, n, e, rows, cols, k, m * k, c_buffers);
+            consider(s, &c);
         }
     }
 }
