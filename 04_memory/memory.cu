@@ -150,9 +150,8 @@ static void part_accounting(const memory_run *run)
            "rest is the CUDA context and any other process)\n",
            cm_fmt_bytes(total, text, sizeof text),
            cm_fmt_bytes(free0, text2, sizeof text2));
-    printf("cudaMemGetInfo sees the whole GPU, other processes included "
-           "(a desktop, a browser):\nthe falls below are information, not "
-           "checks\n");
+    printf("GPU free falls (cudaMemGetInfo sees the whole GPU, other "
+           "processes too: information, not checks):\n");
     CUDA_CHECK(cudaMalloc(&d_one, 1));
     CUDA_CHECK(cudaMemGetInfo(&free1, &total));
     CUDA_CHECK(cudaMalloc(&d_two, 1));
@@ -191,9 +190,9 @@ static void part_accounting(const memory_run *run)
     CUDA_CHECK(cudaMallocFromPoolAsync(&d_x, nbytes, pool, stream));
     CUDA_CHECK(cudaStreamSynchronize(stream));
     pool_counts(pool, &used, &reserved);
-    printf("the same x from a memory pool of our own (cudaMemPoolCreate), "
-           "whose counters\nonly this process moves; it takes memory in "
-           "chunks of %s:\n", cm_fmt_bytes_short(chunk, text, sizeof text));
+    printf("the same x from a pool of our own (cudaMemPoolCreate; only this "
+           "process moves its counters), in chunks of %s:\n",
+           cm_fmt_bytes_short(chunk, text, sizeof text));
     printf("  cudaMallocFromPoolAsync(x.nbytes): pool used %llu, reserved "
            "%llu bytes (%.2f chunks)\n", (unsigned long long)used,
            (unsigned long long)reserved, (double)reserved / (double)chunk);
@@ -308,7 +307,7 @@ static int say_gemm_cost(mem_run *r)
     double tflops = quick_dgemm_tflops(r->n, &side);
     double tflop = mem_run_tflop(r);
     printf("DGEMM rate: %.2f TFLOP/s (%zu x %zu, random data); the GEMMs "
-           "of this run: %.1f TFLOP,\nabout %.1f s at that rate\n", tflops,
+           "of this run: %.1f TFLOP, about %.1f s at that rate\n", tflops,
            side, side, tflop, tflops > 0 ? tflop / tflops : 0);
     mem_run asked = *r;
     if (!mem_run_shrink(r, tflops, MEM_RUN_LIMIT_S))
