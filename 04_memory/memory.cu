@@ -69,8 +69,9 @@ double *pinned_alloc(size_t bytes, const char *what)
     cudaError_t err = cudaMallocHost(&h_p, bytes);
     if (err != cudaSuccess) {
         char need[64];
-        fprintf(stderr, "not enough pinned host memory for %s: need %s "
-                "(%s)\n", what, cm_fmt_bytes(bytes, need, sizeof need),
+        fprintf(stderr, "%s: not enough pinned host memory for %s: need %s "
+                "(%s)\n", cm_program_name(), what,
+                cm_fmt_bytes(bytes, need, sizeof need),
                 cudaGetErrorName(err));
         exit(CM_EXIT_FAIL);
     }
@@ -149,9 +150,8 @@ static void part_accounting(const memory_run *run)
            "rest is the CUDA context and any other process)\n",
            cm_fmt_bytes(total, text, sizeof text),
            cm_fmt_bytes(free0, text2, sizeof text2));
-    printf("cudaMemGetInfo sees the whole GPU, other processes included "
-           "(a desktop, a browser):\nthe falls below are information, not "
-           "checks\n");
+    printf("GPU free falls (cudaMemGetInfo sees the whole GPU, other "
+           "processes too: information, not checks):\n");
     CUDA_CHECK(cudaMalloc(&d_one, 1));
     CUDA_CHECK(cudaMemGetInfo(&free1, &total));
     CUDA_CHECK(cudaMalloc(&d_two, 1));
@@ -190,9 +190,9 @@ static void part_accounting(const memory_run *run)
     CUDA_CHECK(cudaMallocFromPoolAsync(&d_x, nbytes, pool, stream));
     CUDA_CHECK(cudaStreamSynchronize(stream));
     pool_counts(pool, &used, &reserved);
-    printf("the same x from a memory pool of our own (cudaMemPoolCreate), "
-           "whose counters\nonly this process moves; it takes memory in "
-           "chunks of %s:\n", cm_fmt_bytes_short(chunk, text, sizeof text));
+    printf("the same x from a pool of our own (cudaMemPoolCreate; only this "
+           "process moves its counters), in chunks of %s:\n",
+           cm_fmt_bytes_short(chunk, text, sizeof text));
     printf("  cudaMallocFromPoolAsync(x.nbytes): pool used %llu, reserved "
            "%llu bytes (%.2f chunks)\n", (unsigned long long)used,
            (unsigned long long)reserved, (double)reserved / (double)chunk);
@@ -225,9 +225,9 @@ static int budget_too_small(size_t mem_limit, size_t n, ooc_kind kind,
         return 0;
     size_t slab = ooc_min_budget(n, sizeof(double), 1, kind);
     char asked[96], need[96], plan[96], unit[32];
-    fprintf(stderr, "04_memory: --mem-limit %s is below what the "
-            "out-of-core GEMM needs for n = %zu: at least %s: its smallest "
-            "%splan takes %s, rounded up to whole %s %s\n",
+    fprintf(stderr, "%s: --mem-limit %s is below what the out-of-core GEMM "
+            "needs for n = %zu: at least %s: its smallest %splan takes %s, "
+            "rounded up to whole %s %s\n", cm_program_name(),
             cm_fmt_bytes(mem_limit, asked, sizeof asked), n,
             cm_fmt_bytes(least, need, sizeof need),
             kind == OOC_RESIDENT ? "resident-B " :
@@ -235,6 +235,25 @@ static int budget_too_small(size_t mem_limit, size_t n, ooc_kind kind,
             cm_fmt_bytes(slab, plan, sizeof plan),
             cm_fmt_bytes_short(granule, unit, sizeof unit), granules);
     return 1;
+}
+
+/* A stream-ordered pool (cudaMallocAsync, cudaMemPoolCreate) is not on
+ * every setup (some virtual GPUs lack them): without one, the parts that
+ * use a pool cannot run, which we say in one line before touching any,
+ * and exit 77 (skipped), as with no GPU. */
+static void require_memory_pools(int device)
+{
+    int supported = 0;
+    CUDA_CHECK(cudaDeviceGetAttribute(&supported,
+                                      cudaDevAttrMemoryPoolsSupported,
+                                      device));
+    if (supported)
+        return;
+    fprintf(stderr, "%s: device %d has no memory pools "
+            "(cudaDevAttrMemoryPoolsSupported is 0), which the accounting, "
+            "pool and out-of-core parts need; --part blocked runs without "
+            "them\n", cm_program_name(), device);
+    exit(CM_EXIT_NO_DEVICE);
 }
 
 typedef struct {
@@ -255,8 +274,7 @@ static void rate_gemm(void *ctx)
  * would run faster than real numbers), after one warm-up. */
 static double quick_dgemm_tflops(size_t n, size_t *side)
 {
-    rate_job j = {NULL, n < QUICK_RATE_SIDE ? n : QUICK_RATE_SIDE, NULL,
-                  NULL, NULL};
+    rate_job j = {.side = n < QUICK_RATE_SIDE ? n : QUICK_RATE_SIDE};
     size_t count = j.side * j.side, bytes = count * sizeof(double);
     cm_require_device_bytes(3 * bytes, "the DGEMM rate probe");
     cudaStream_t stream;
@@ -289,7 +307,7 @@ static int say_gemm_cost(mem_run *r)
     double tflops = quick_dgemm_tflops(r->n, &side);
     double tflop = mem_run_tflop(r);
     printf("DGEMM rate: %.2f TFLOP/s (%zu x %zu, random data); the GEMMs "
-           "of this run: %.1f TFLOP,\nabout %.1f s at that rate\n", tflops,
+           "of this run: %.1f TFLOP, about %.1f s at that rate\n", tflops,
            side, side, tflop, tflops > 0 ? tflop / tflops : 0);
     mem_run asked = *r;
     if (!mem_run_shrink(r, tflops, MEM_RUN_LIMIT_S))
@@ -321,23 +339,33 @@ int main(int argc, char **argv)
     long long streams = 4;
     const char *part = "all", *plan = "auto";
     cm_opt own[] = {
-        {"n", CM_OPT_SIZE, &n, "N", "A, B and C are N x N float64", NULL, 1,
-         1 << 20},
-        {"block", CM_OPT_SIZE, &block, "N",
-         "block side of the in-device blocked GEMM", NULL, 1, 1 << 20},
-        {"mem-limit", CM_OPT_SIZE, &mem_limit, "SIZE",
-         "device memory the out-of-core GEMM may use", NULL, 1, 0},
-        {"plan", CM_OPT_CHOICE, &plan, "PLAN",
-         "out-of-core plan: the fastest estimate, or one forced",
-         "auto|resident|tiled", 0, 0},
-        {"streams", CM_OPT_INT, &streams, "N",
-         "streams the blocked GEMM spreads its C blocks over", NULL, 1, 16},
-        {"part", CM_OPT_CHOICE, &part, "PART", "which part to run",
-         "accounting|blocked|pool|outofcore|all", 0, 0},
+        {.name = "n", .type = CM_OPT_SIZE, .value = &n, .metavar = "N",
+         .help = "A, B and C are N x N float64", .min = 1, .max = 1 << 20},
+        {.name = "block", .type = CM_OPT_SIZE, .value = &block,
+         .metavar = "N", .help = "block side of the in-device blocked GEMM",
+         .min = 1, .max = 1 << 20},
+        {.name = "mem-limit", .type = CM_OPT_SIZE, .value = &mem_limit,
+         .metavar = "SIZE",
+         .help = "device memory the out-of-core GEMM may use", .min = 1},
+        {.name = "plan", .type = CM_OPT_CHOICE, .value = &plan,
+         .metavar = "PLAN",
+         .help = "out-of-core plan: the fastest estimate, or one forced",
+         .choices = "auto|resident|tiled"},
+        {.name = "streams", .type = CM_OPT_INT, .value = &streams,
+         .metavar = "N",
+         .help = "streams the blocked GEMM spreads its C blocks over",
+         .min = 1, .max = 16},
+        {.name = "part", .type = CM_OPT_CHOICE, .value = &part,
+         .metavar = "PART", .help = "which part to run",
+         .choices = "accounting|blocked|pool|outofcore|all"},
     };
-    cm_cli cli = {"04_memory",
-                  "GPU memory: nbytes, blocked and out-of-core GEMM under a "
-                  "budget, pool release (mirrors 2.24.2).", own, 6, NULL};
+    cm_cli cli = {
+        .program = "04_memory",
+        .summary = "GPU memory: nbytes, blocked and out-of-core GEMM under a "
+                   "budget, pool release (mirrors 2.24.2).",
+        .opts = own,
+        .n_opts = sizeof own / sizeof *own,
+    };
     cm_options opt = cm_options_default();
     cm_parse_or_exit(&cli, &opt, argc, argv);
     /* --quick: an odd n that the block leaves an edge of 1, a budget
@@ -383,6 +411,8 @@ int main(int argc, char **argv)
     FILE *csv = cm_csv_open(&csv_file, opt.csv, "part,metric,value,unit");
     struct cudaDeviceProp prop;
     int device = cm_select_device((int)opt.device, &prop);
+    if (do_accounting || do_pool || do_outofcore)
+        require_memory_pools(device);
     size_t chunk = do_outofcore ? pool_chunk_bytes(device) : 1;
     if (do_outofcore && budget_too_small(mem_limit, n, kind, chunk,
                                          "pool chunks on this GPU"))
@@ -390,10 +420,17 @@ int main(int argc, char **argv)
     /* The GEMMs' cost, said before they start; a smaller n only makes
      * the checks above easier to meet. */
     if (do_blocked || do_pool || do_outofcore) {
-        mem_run cost = {n, (int)opt.warmup, (int)opt.repeat, do_blocked,
-                        do_pool, do_outofcore,
-                        opt.quick || cm_given(&cli, &opt, "n"),
-                        opt.quick || opt.repeat_given || opt.warmup_given};
+        mem_run cost = {
+            .n = n,
+            .warmup = (int)opt.warmup,
+            .repeat = (int)opt.repeat,
+            .blocked = do_blocked,
+            .pool = do_pool,
+            .outofcore = do_outofcore,
+            .n_given = opt.quick || cm_given(&cli, &opt, "n"),
+            .repeat_given = opt.quick || opt.repeat_given ||
+                            opt.warmup_given,
+        };
         if (say_gemm_cost(&cost)) {
             n = cost.n;
             opt.repeat = cost.repeat;
@@ -406,9 +443,20 @@ int main(int argc, char **argv)
     cm_verdict verdict = {0};
     cm_freivalds_ref check;
     memset(&check, 0, sizeof check);
-    memory_run run = {n, block, mem_limit, chunk, kind, (int)streams,
-                      device, (int)opt.warmup, (int)opt.repeat, NULL, NULL,
-                      NULL, &check, &verdict, csv, 0, 0};
+    memory_run run = {
+        .n = n,
+        .block = block,
+        .mem_limit = mem_limit,
+        .pool_chunk = chunk,
+        .plan_kind = kind,
+        .streams = (int)streams,
+        .device = device,
+        .warmup = (int)opt.warmup,
+        .repeat = (int)opt.repeat,
+        .check = &check,        /* filled below, with the inputs */
+        .verdict = &verdict,
+        .csv = csv,
+    };   /* h_a, h_b, h_single and the results: set as the parts run */
     char text[96], limit[32];
     cm_fmt_bytes_short(mem_limit, limit, sizeof limit);
     printf("n = %zu: A, B and C are %s each; block %zu; --mem-limit %s; "
@@ -457,8 +505,9 @@ int main(int argc, char **argv)
         printf(" blocked / one call %.2fx (block %zu);",
                run.blocked_over_one, block);
     if (do_outofcore)
-        printf(" out-of-core / its floor %.2fx (budget %s)",
-               run.outofcore_over_floor, limit);
+        printf(" out-of-core / its floor %.2fx, moved / I/O bound %.2fx "
+               "(budget %s)", run.outofcore_over_floor,
+               run.outofcore_over_bound, limit);
     cm_csv_finish(&csv_file, &verdict);   /* kept only if every check passed */
     free(h_single);
     free(h_blocked);

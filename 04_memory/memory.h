@@ -31,7 +31,7 @@ typedef struct {
     cm_verdict *verdict;
     FILE *csv;                  /* "part,metric,value,unit" rows, or NULL */
     double blocked_over_one;    /* results for the summary, 0 if not run */
-    double outofcore_over_floor;
+    double outofcore_over_floor, outofcore_over_bound;
 } memory_run;
 
 /* C = A B + beta C for row-major matrices, given as sub-matrix pointers

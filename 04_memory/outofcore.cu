@@ -1,24 +1,27 @@
-/* outofcore.cu - part 4 of 04_memory: the blocked GEMM that does save GPU
- * memory. The tutorial's blocking keeps A, B and C on the GPU, so it needs
- * as much memory as one call. Here A, B and C stay in pinned host memory
- * and only what fits in --mem-limit is on the GPU. Two plans (tiling.h):
+/* outofcore.cu - part 4 of 04_memory, the advanced part: the blocked GEMM
+ * that does save GPU memory. The tutorial's blocking keeps A, B and C on
+ * the GPU, so it needs as much memory as one call. Here A, B and C stay in
+ * pinned host memory and only what fits in --mem-limit is on the GPU. Two
+ * plans (tiling.h):
  *
  *   resident B (when B fits with room to spare):
- *     B comes in piece by piece; meanwhile the first two row panels of C
- *     are computed piece by piece: C[r, :] += A[r, p] @ B[p, :]
+ *     B comes in piece by piece; meanwhile the first row panels of C are
+ *     computed piece by piece: C[r, :] += A[r, p] @ B[p, :]
  *     then for each further row panel r:   A[r, :] comes in, whole rows
  *       C[r, :] = A[r, :] @ B              one GEMM, all of k
  *       C[r, :] goes home                  while the next panel computes
- *   tiled (small budgets):
+ *   tiled (smaller budgets), C tiles as big as the budget allows:
  *     for each C tile:                     the C tile stays on the GPU
- *       for each piece p of k:             A[r, p], B[p, c] come in
- *         C tile += A[r, p] @ B[p, c]      while the next piece copies
- *       C tile goes home                   while the next tile starts
+ *       for each A piece A[r, q]:          comes in on one stream
+ *         for each B piece B[p, c] of q:   comes in on another
+ *           C tile += A[r, p] @ B[p, c]    while the next pieces copy
+ *       C tile goes home                   on a third
  *
- * Three streams do the three jobs (copy in, GEMM, copy out); events say
- * when a buffer is full or free again. The planner picks the plan and its
- * sizes by their estimated time on this GPU's measured rates (probe.cu),
- * and among those within 5% of the fastest, the fewest bytes moved.
+ * The GEMMs run on a stream of their own; events say when a buffer is full
+ * or free again. The planner picks the plan and its sizes by their
+ * estimated time on this GPU's measured rates (probe.cu), and among those
+ * within 5% of the fastest, the fewest bytes moved; it prints those bytes
+ * beside the least any plan could move (the I/O lower bound, tiling.h).
  */
 #include <math.h>
 #include <stdint.h>
@@ -44,12 +47,15 @@ typedef struct {
     double *d_c[2], *d_a[2], *d_b[2];
     int copies;  /* 0: the GEMMs alone, on whatever the buffers hold */
     cublasHandle_t handle;
-    cudaStream_t gemm, copy_in, copy_out;
-    /* in: a buffer is full; used: a tiled piece's GEMM is over, so the
-     * buffer may be refilled; done: a C buffer's GEMMs are over, so it
-     * may go home (and, resident, its A panel be refilled); home: that C
-     * is home, so the buffer may be written again. */
-    cudaEvent_t start, end, in[2], used[2], done[2], home[2];
+    /* copy_a: A pieces in (resident: everything in); copy_b: B pieces in
+     * (tiled), beside them; copy_out: C home. */
+    cudaStream_t gemm, copy_a, copy_b, copy_out;
+    /* a_in, b_in: a buffer is full; a_used, b_used: the GEMMs that read
+     * it are over, so it may be refilled; done: a C buffer's GEMMs are
+     * over, so it may go home (and, resident, its A panel be refilled);
+     * home: that C is home, so the buffer may be written again. */
+    cudaEvent_t start, end, a_in[2], b_in[2], a_used[2], b_used[2];
+    cudaEvent_t done[2], home[2];
 } ooc_job;
 
 static const cudaMemcpyKind H2D = cudaMemcpyHostToDevice;
@@ -69,11 +75,11 @@ static void copy_rows(void *dst, size_t dst_pitch, const void *src,
                                      rows, kind, stream));
 }
 
-/* Buffer `slot` is full when the copy-in stream gets here. */
-static void mark_in(ooc_job *j, int slot)
+/* The GEMM stream waits until `copy` gets here: a buffer is full. */
+static void mark_full(ooc_job *j, cudaEvent_t full, cudaStream_t copy)
 {
-    CUDA_CHECK(cudaEventRecord(j->in[slot], j->copy_in));
-    CUDA_CHECK(cudaStreamWaitEvent(j->gemm, j->in[slot], 0));
+    CUDA_CHECK(cudaEventRecord(full, copy));
+    CUDA_CHECK(cudaStreamWaitEvent(j->gemm, full, 0));
 }
 
 /* Slot's C is final: send rows x cols of it home, at (row0, col0). */
@@ -90,44 +96,65 @@ static void send_home(ooc_job *j, int slot, size_t row0, size_t col0,
     CUDA_CHECK(cudaEventRecord(j->home[slot], j->copy_out));
 }
 
+/* A and B pieces alternate between two buffers each: piece g uses buffer
+ * g % 2, once the GEMMs that read piece g - 2 are over. */
 static void tiled_gemm(ooc_job *j)
 {
     const ooc_plan *p = j->plan;
-    size_t n = p->n, e = sizeof(double), piece = 0;
+    size_t n = p->n, e = sizeof(double), ga = 0, gb = 0;
     for (size_t ti = 0; ti < p->row_tiles; ti++)
         for (size_t tj = 0; tj < p->col_tiles; tj++) {
             size_t tile = ti * p->col_tiles + tj;
-            int cb = (int)(tile % p->c_buffers);
+            int cb = (int)(tile % p->c_buffers), first = 1;
             size_t row0 = ti * p->tile_rows, col0 = tj * p->tile_cols;
             size_t rows = tile_extent(n, p->tile_rows, ti);
             size_t cols = tile_extent(n, p->tile_cols, tj);
-            /* This C buffer held tile - 2: it must be home first. */
-            if (j->copies && tile >= p->c_buffers)
-                CUDA_CHECK(cudaStreamWaitEvent(j->gemm, j->home[cb], 0));
-            for (size_t kp = 0; kp < p->k_pieces; kp++, piece++) {
-                int slot = (int)(piece % 2);
-                size_t k0 = kp * p->tile_k;
-                size_t inner = tile_extent(n, p->tile_k, kp);
+            for (size_t ap = 0; ap < p->a_pieces; ap++, ga++) {
+                int sa = (int)(ga % 2);
+                size_t a0 = ap * p->a_k, a_cols = tile_extent(n, p->a_k, ap);
                 if (j->copies) {
-                    /* The slot's last piece (two back) must be used up.
-                     * A piece is a block of a row-major matrix: rows of
-                     * inner (or cols) elements, n apart on the host,
-                     * packed on the GPU. */
-                    if (piece >= 2)
-                        CUDA_CHECK(cudaStreamWaitEvent(
-                            j->copy_in, j->used[slot], 0));
-                    copy_rows(j->d_a[slot], inner * e, j->h_a + row0 * n + k0,
-                              n * e, inner * e, rows, H2D, j->copy_in);
-                    copy_rows(j->d_b[slot], cols * e, j->h_b + k0 * n + col0,
-                              n * e, cols * e, inner, H2D, j->copy_in);
-                    mark_in(j, slot);
+                    /* A[rows, a0:a0 + a_cols]: rows of a_cols elements, n
+                     * apart on the host, packed on the GPU. */
+                    if (ga >= 2)
+                        CUDA_CHECK(cudaStreamWaitEvent(j->copy_a,
+                                                       j->a_used[sa], 0));
+                    copy_rows(j->d_a[sa], a_cols * e, j->h_a + row0 * n + a0,
+                              n * e, a_cols * e, rows, H2D, j->copy_a);
+                    mark_full(j, j->a_in[sa], j->copy_a);
                 }
-                /* beta = 0 on the first piece: cuBLAS then ignores what
-                 * the buffer held, so C needs no zeroing. */
-                dgemm_rowmajor(j->handle, rows, cols, inner, j->d_a[slot],
-                               inner, j->d_b[slot], cols, kp ? 1.0 : 0.0,
-                               j->d_c[cb], cols);
-                CUDA_CHECK(cudaEventRecord(j->used[slot], j->gemm));
+                size_t pieces = tile_count(a_cols, p->tile_k);
+                for (size_t bp = 0; bp < pieces; bp++, gb++) {
+                    int sb = (int)(gb % 2);
+                    size_t k0, k = ooc_b_piece(p, ap, bp, &k0);
+                    if (j->copies) {
+                        /* B[k0:k0 + k, cols], on the other copy stream, so
+                         * that it runs beside the A pieces' 2D copies. */
+                        if (gb >= 2)
+                            CUDA_CHECK(cudaStreamWaitEvent(
+                                j->copy_b, j->b_used[sb], 0));
+                        copy_rows(j->d_b[sb], cols * e,
+                                  j->h_b + k0 * n + col0, n * e, cols * e, k,
+                                  H2D, j->copy_b);
+                        mark_full(j, j->b_in[sb], j->copy_b);
+                        /* This C buffer held tile - c_buffers: it must be
+                         * home before the first GEMM writes it again. */
+                        if (first && tile >= p->c_buffers)
+                            CUDA_CHECK(cudaStreamWaitEvent(j->gemm,
+                                                           j->home[cb], 0));
+                    }
+                    /* C tile += A[rows, k0:k0 + k] B[k0:k0 + k, cols]: the
+                     * A part is a sub-matrix pointer into the A piece, its
+                     * leading dimension the piece's width. beta = 0 on the
+                     * tile's first piece: cuBLAS then ignores what the
+                     * buffer held, so C needs no zeroing. */
+                    dgemm_rowmajor(j->handle, rows, cols, k,
+                                   j->d_a[sa] + (k0 - a0), a_cols,
+                                   j->d_b[sb], cols, first ? 0.0 : 1.0,
+                                   j->d_c[cb], cols);
+                    first = 0;
+                    CUDA_CHECK(cudaEventRecord(j->b_used[sb], j->gemm));
+                }
+                CUDA_CHECK(cudaEventRecord(j->a_used[sa], j->gemm));
             }
             send_home(j, cb, row0, col0, rows, cols);
         }
@@ -143,8 +170,8 @@ static void resident_gemm(ooc_job *j)
     double *d_b = j->d_b[0];
     for (size_t f = 0; f < fill && j->copies; f++) {
         copy_rows(j->d_a[f], n * e, j->h_a + f * p->tile_rows * n, n * e,
-                  n * e, tile_extent(n, p->tile_rows, f), H2D, j->copy_in);
-        mark_in(j, (int)f);
+                  n * e, tile_extent(n, p->tile_rows, f), H2D, j->copy_a);
+        mark_full(j, j->a_in[f], j->copy_a);
     }
     /* While B arrives: each piece of B's rows goes straight to its place
      * in B, and the fill panels take their GEMM share of it at once. The
@@ -154,8 +181,8 @@ static void resident_gemm(ooc_job *j)
         size_t k0 = kp * p->tile_k, inner = tile_extent(n, p->tile_k, kp);
         if (j->copies) {
             copy_rows(d_b + k0 * n, n * e, j->h_b + k0 * n, n * e, n * e,
-                      inner, H2D, j->copy_in);
-            mark_in(j, 0);  /* in[0] is free again: A0 was waited for */
+                      inner, H2D, j->copy_a);
+            mark_full(j, j->b_in[0], j->copy_a);
         }
         for (size_t f = 0; f < fill; f++) {
             dgemm_rowmajor(j->handle, tile_extent(n, p->tile_rows, f), n,
@@ -167,17 +194,17 @@ static void resident_gemm(ooc_job *j)
         }
     }
     /* The other panels, with all of B there: one GEMM each. Panel i uses
-     * slot i % 2, once panel i - 2's GEMM is done (its A may then be
-     * overwritten) and its C is home. */
+     * slot i % c_buffers, once the slot's last panel's GEMM is done (its A
+     * may then be overwritten) and its C is home. */
     for (size_t i = fill; i < p->row_tiles; i++) {
         int s = (int)(i % p->c_buffers);
         size_t row0 = i * p->tile_rows;
         size_t rows = tile_extent(n, p->tile_rows, i);
         if (j->copies) {
-            CUDA_CHECK(cudaStreamWaitEvent(j->copy_in, j->done[s], 0));
+            CUDA_CHECK(cudaStreamWaitEvent(j->copy_a, j->done[s], 0));
             copy_rows(j->d_a[s], n * e, j->h_a + row0 * n, n * e, n * e,
-                      rows, H2D, j->copy_in);
-            mark_in(j, s);
+                      rows, H2D, j->copy_a);
+            mark_full(j, j->a_in[s], j->copy_a);
             CUDA_CHECK(cudaStreamWaitEvent(j->gemm, j->home[s], 0));
         }
         dgemm_rowmajor(j->handle, rows, n, n, j->d_a[s], n, d_b, n, 0.0,
@@ -191,14 +218,16 @@ static void streamed_gemm(void *ctx)
     ooc_job *j = (ooc_job *)ctx;
     /* Nothing of this run may start before the previous run ended. */
     CUDA_CHECK(cudaEventRecord(j->start, j->gemm));
-    CUDA_CHECK(cudaStreamWaitEvent(j->copy_in, j->start, 0));
+    CUDA_CHECK(cudaStreamWaitEvent(j->copy_a, j->start, 0));
+    CUDA_CHECK(cudaStreamWaitEvent(j->copy_b, j->start, 0));
     CUDA_CHECK(cudaStreamWaitEvent(j->copy_out, j->start, 0));
     if (j->plan->kind == OOC_RESIDENT)
         resident_gemm(j);
     else
         tiled_gemm(j);
-    /* The run ends when the last C is home; the timing events are on
-     * the GEMM stream, so it waits for that. */
+    /* The run ends when the last C is home (every copy in was waited for
+     * by a GEMM before it); the timing events are on the GEMM stream, so
+     * it waits for that. */
     CUDA_CHECK(cudaEventRecord(j->end, j->copy_out));
     CUDA_CHECK(cudaStreamWaitEvent(j->gemm, j->end, 0));
 }
@@ -213,13 +242,15 @@ void part_outofcore(memory_run *run)
 
     ooc_job j;
     memset(&j, 0, sizeof j);
-    CUDA_CHECK(cudaStreamCreateWithFlags(&j.gemm, cudaStreamNonBlocking));
-    CUDA_CHECK(cudaStreamCreateWithFlags(&j.copy_in, cudaStreamNonBlocking));
-    CUDA_CHECK(cudaStreamCreateWithFlags(&j.copy_out,
-                                         cudaStreamNonBlocking));
-    cudaEvent_t *events[] = {&j.start, &j.end, &j.in[0], &j.in[1],
-                             &j.used[0], &j.used[1], &j.done[0],
-                             &j.done[1], &j.home[0], &j.home[1]};
+    cudaStream_t *streams[] = {&j.gemm, &j.copy_a, &j.copy_b, &j.copy_out};
+    for (size_t i = 0; i < sizeof streams / sizeof *streams; i++)
+        CUDA_CHECK(cudaStreamCreateWithFlags(streams[i],
+                                             cudaStreamNonBlocking));
+    cudaEvent_t *events[] = {&j.start,     &j.end,       &j.a_in[0],
+                             &j.a_in[1],   &j.b_in[0],   &j.b_in[1],
+                             &j.a_used[0], &j.a_used[1], &j.b_used[0],
+                             &j.b_used[1], &j.done[0],   &j.done[1],
+                             &j.home[0],   &j.home[1]};
     /* Events that only order streams need no timestamps. */
     for (size_t i = 0; i < sizeof events / sizeof *events; i++)
         CUDA_CHECK(cudaEventCreateWithFlags(events[i],
@@ -245,8 +276,8 @@ void part_outofcore(memory_run *run)
     ooc_plan plan, other;
     if (ooc_plan_make(n, sizeof(double), run->mem_limit, run->pool_chunk,
                       &rates, run->plan_kind, &plan) != 0) {
-        fprintf(stderr, "04_memory: no out-of-core plan fits in %s\n",
-                cm_fmt_bytes(run->mem_limit, t1, sizeof t1));
+        fprintf(stderr, "%s: no out-of-core plan fits in %s\n",
+                cm_program_name(), cm_fmt_bytes(run->mem_limit, t1, sizeof t1));
         exit(CM_EXIT_FAIL);
     }
     printf("plan (%s; the budget in %s pool chunks): %s\n",
@@ -259,12 +290,23 @@ void part_outofcore(memory_run *run)
     if (run->plan_kind == OOC_ANY &&
         ooc_plan_make(n, sizeof(double), run->mem_limit, run->pool_chunk,
                       &rates, other_kind, &other) == 0)
-        printf("not chosen, estimated slower: %s\n",
+        printf("not chosen: %s\n",
                ooc_plan_describe(&other, described, sizeof described));
     else if (run->plan_kind == OOC_ANY)
         printf("not possible: %s\n", other_kind == OOC_RESIDENT
-               ? "B resident (B does not fit with two panels of A and C)"
+               ? "B resident (B does not fit with a panel of A and C)"
                : "tiles (the smallest tiling does not fit)");
+    /* The least any plan could move with this much GPU memory: every
+     * element brought in serves at most about sqrt(M) multiply-adds
+     * (tiling.h), and A, B and C must cross at least once. */
+    double streaming, once, moved = (double)(plan.h2d_bytes + plan.d2h_bytes);
+    double bound = ooc_io_bound_bytes(n, sizeof(double), run->mem_limit,
+                                      &streaming, &once);
+    printf("I/O: the plan moves %.3f GB (in + out); the lower bound with "
+           "M = %zu doubles on the GPU is max(2 n^3 / sqrt(M) = %.3f GB, "
+           "each matrix once = %.3f GB) = %.3f GB; moved / bound = %.2fx\n",
+           moved / 1e9, run->mem_limit / sizeof(double), streaming / 1e9,
+           once / 1e9, bound / 1e9, moved / bound);
 
     /* All GPU buffers come from one allocation out of a pool of our own,
      * so the pool's high-water marks are exactly what this part held. */
@@ -304,7 +346,6 @@ void part_outofcore(memory_run *run)
     CUDA_CHECK(cudaMemPoolDestroy(pool));
 
     double flops = 2.0 * (double)n * (double)n * (double)n;
-    double moved = (double)(plan.h2d_bytes + plan.d2h_bytes);
     /* With two copy engines or more, copies in and out use separate
      * engines and directions of the bus, so they overlap each other and
      * the GEMMs: the floor is the busiest of the three, each at its best
@@ -313,6 +354,9 @@ void part_outofcore(memory_run *run)
     double out_ms = (double)plan.d2h_bytes / (rates.d2h_gbps * 1e6);
     double floor_ms = cm_overlap_floor_ms(g.median_ms, in_ms, out_ms,
                                           rates.copy_engines);
+    /* The bound's bytes at the pinned rate in: what no plan's copies can
+     * beat with this budget, on this link (in and out counted alike). */
+    double bound_ms = bound / (rates.h2d_gbps * 1e6);
     char formula[160];
     cm_overlap_floor_text(formula, sizeof formula, "GEMMs alone",
                           g.median_ms, in_ms, out_ms, rates.copy_engines);
@@ -325,12 +369,15 @@ void part_outofcore(memory_run *run)
            cm_gbps(moved, s.median_ms));
     printf("floor = %s = %.3f ms; time / floor = %.2fx\n", formula,
            floor_ms, s.median_ms / floor_ms);
+    printf("the I/O bound at the pinned rate in: %.3f GB / %.2f GB/s = "
+           "%.3f ms; time / that = %.2fx\n", bound / 1e9, rates.h2d_gbps,
+           bound_ms, s.median_ms / bound_ms);
     printf("the plan's estimate replays it on the measured rates, with %s: "
            "%.3f ms; time / estimate = %.2fx\n", plan.kind == OOC_RESIDENT
            ? "B's upload, which most panels must wait for, and the last "
              "panel going home"
-           : "the first pieces in, the last tile going home and the cost "
-             "of each 2D row", plan.estimate_ms,
+           : "the cost of each 2D row, each tile's wait for the one before "
+             "to go home, and the last tile's trip home", plan.estimate_ms,
            s.median_ms / plan.estimate_ms);
     printf("device memory: pool peak in use %s, peak reserved %s, GPU free "
            "fell by %s; budget %s\n",
@@ -345,25 +392,30 @@ void part_outofcore(memory_run *run)
     check_fact(run->verdict, "out-of-core pool bytes reserved <= --mem-limit",
                reserved_high <= run->mem_limit, "peak %llu of %zu bytes",
                (unsigned long long)reserved_high, run->mem_limit);
-    const char *metric[] = {"ms", "tflops", "bytes_moved", "floor_ms",
-                            "time_over_floor", "estimate_ms",
+    const char *metric[] = {"ms", "tflops", "bytes_moved", "bytes_in",
+                            "bytes_out", "floor_ms", "time_over_floor",
+                            "io_bound_bytes", "moved_over_bound",
+                            "bound_ms", "time_over_bound_ms", "estimate_ms",
                             "plan_resident", "pool_reserved_high"};
-    const char *unit[] = {"ms", "TFLOP/s", "bytes", "ms", "ratio", "ms",
+    const char *unit[] = {"ms", "TFLOP/s", "bytes", "bytes", "bytes", "ms",
+                          "ratio", "bytes", "ratio", "ms", "ratio", "ms",
                           "bool", "bytes"};
     double value[] = {s.median_ms, cm_tflops(flops, s.median_ms), moved,
-                      floor_ms, s.median_ms / floor_ms, plan.estimate_ms,
+                      (double)plan.h2d_bytes, (double)plan.d2h_bytes,
+                      floor_ms, s.median_ms / floor_ms, bound, moved / bound,
+                      bound_ms, s.median_ms / bound_ms, plan.estimate_ms,
                       plan.kind == OOC_RESIDENT ? 1.0 : 0.0,
                       (double)reserved_high};
-    for (int i = 0; i < 8; i++)
+    for (size_t i = 0; i < sizeof metric / sizeof *metric; i++)
         csv_row(run->csv, "outofcore", metric[i], value[i], unit[i]);
     run->outofcore_over_floor = s.median_ms / floor_ms;
+    run->outofcore_over_bound = moved / bound;
 
     check_product(run, "out-of-core C", h_c);
     CUDA_CHECK(cudaFreeHost(h_c));
     for (size_t i = 0; i < sizeof events / sizeof *events; i++)
         CUDA_CHECK(cudaEventDestroy(*events[i]));
     CUBLAS_CHECK(cublasDestroy(j.handle));
-    CUDA_CHECK(cudaStreamDestroy(j.gemm));
-    CUDA_CHECK(cudaStreamDestroy(j.copy_in));
-    CUDA_CHECK(cudaStreamDestroy(j.copy_out));
+    for (size_t i = 0; i < sizeof streams / sizeof *streams; i++)
+        CUDA_CHECK(cudaStreamDestroy(*streams[i]));
 }

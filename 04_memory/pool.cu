@@ -218,7 +218,7 @@ void part_pool(const memory_run *run)
     /* Why pools exist: cudaMalloc + cudaFree go to the driver every time
      * (and cudaFree waits for the whole GPU); a warm pool hands back the
      * block it kept. */
-    alloc_job job = {bytes, stream};
+    alloc_job job = {.bytes = bytes, .stream = stream};
     cm_stats plain = cm_time_host(malloc_and_free, &job, run->warmup,
                                   run->repeat);
     CUDA_CHECK(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold,

@@ -1,7 +1,8 @@
 /* probe.cu - what the out-of-core planner (tiling.c) needs to know about
  * this GPU, measured rather than assumed: how fast pinned copies run, what
- * each row of a 2D copy costs on top of its bytes, how fast DGEMM runs,
- * and in what chunks a memory pool takes memory from the GPU.
+ * each row of a 2D copy costs on top of its bytes (alone, and beside
+ * another copy in, as the tiled plans run them), how fast DGEMM runs, and
+ * in what chunks a memory pool takes memory from the GPU.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -84,16 +85,76 @@ static double row_cost_us(size_t n, size_t width, enum cudaMemcpyKind kind,
     cm_require_device_bytes(n * width, "the 2D-copy probe");
     CUDA_CHECK(cudaMalloc(&d_rows, n * width));
     CUDA_CHECK(cudaMemset(d_rows, 0, n * width));
-    copy_2d_job j = {d_rows, width, h_matrix, pitch, width, n, kind, stream};
-    if (kind == cudaMemcpyDeviceToHost) {
-        j.dst = h_matrix;
-        j.dst_pitch = pitch;
-        j.src = d_rows;
-        j.src_pitch = width;
-    }
+    int in = kind == cudaMemcpyHostToDevice;   /* else device to host */
+    copy_2d_job j = {
+        .dst = in ? d_rows : (void *)h_matrix,
+        .dst_pitch = in ? width : pitch,
+        .src = in ? (const void *)h_matrix : d_rows,
+        .src_pitch = in ? pitch : width,
+        .width = width,
+        .rows = n,
+        .kind = kind,
+        .stream = stream,
+    };
     cm_stats s = cm_time_events(copy_2d, &j, stream, 1, 5);
     CUDA_CHECK(cudaFree(d_rows));
     double bytes_ms = (double)(n * width) / (gbps * 1e6);
+    double extra_us = (s.median_ms - bytes_ms) * 1e3 / (double)n;
+    return extra_us > 0 ? extra_us : 0;
+}
+
+/* The 2D copy in of copy_2d_job, and beside it, on a second stream, a
+ * contiguous copy in of as many bytes: how the tiled plans copy an A piece
+ * and a B piece at once. */
+typedef struct {
+    copy_2d_job rows;
+    void *d_other;
+    const void *h_other;
+    cudaStream_t other;
+    cudaEvent_t fork, join;
+} beside_job;
+
+static void copy_2d_beside(void *ctx)
+{
+    beside_job *j = (beside_job *)ctx;
+    size_t bytes = j->rows.width * j->rows.rows;
+    CUDA_CHECK(cudaEventRecord(j->fork, j->rows.stream));
+    CUDA_CHECK(cudaStreamWaitEvent(j->other, j->fork, 0));
+    copy_2d(&j->rows);
+    CUDA_CHECK(cudaMemcpyAsync(j->d_other, j->h_other, bytes,
+                               cudaMemcpyHostToDevice, j->other));
+    CUDA_CHECK(cudaEventRecord(j->join, j->other));
+    CUDA_CHECK(cudaStreamWaitEvent(j->rows.stream, j->join, 0));
+}
+
+/* What each row of a 2D copy in costs beside a contiguous copy in on
+ * another stream: the time of both, less what their bytes alone need at
+ * the contiguous rate, per row. Where the copy engines hide one copy's
+ * per-row work under the other's bytes, this is less than row_cost_us. */
+static double row_cost_beside_us(size_t n, size_t width, double gbps,
+                                 double *h_matrix, cudaStream_t stream)
+{
+    size_t pitch = n * sizeof(double), bytes = n * width;
+    beside_job j = {
+        .rows = {.dst_pitch = width, .src = h_matrix, .src_pitch = pitch,
+                 .width = width, .rows = n,
+                 .kind = cudaMemcpyHostToDevice, .stream = stream},
+        .h_other = h_matrix,   /* n x width contiguous bytes of A */
+    };
+    cm_require_device_bytes(cm_mul_size(2, bytes, "the 2D-copy probe"),
+                            "the 2D-copy probe");
+    CUDA_CHECK(cudaMalloc(&j.rows.dst, bytes));
+    CUDA_CHECK(cudaMalloc(&j.d_other, bytes));
+    CUDA_CHECK(cudaStreamCreateWithFlags(&j.other, cudaStreamNonBlocking));
+    CUDA_CHECK(cudaEventCreateWithFlags(&j.fork, cudaEventDisableTiming));
+    CUDA_CHECK(cudaEventCreateWithFlags(&j.join, cudaEventDisableTiming));
+    cm_stats s = cm_time_events(copy_2d_beside, &j, stream, 1, 5);
+    CUDA_CHECK(cudaEventDestroy(j.fork));
+    CUDA_CHECK(cudaEventDestroy(j.join));
+    CUDA_CHECK(cudaStreamDestroy(j.other));
+    CUDA_CHECK(cudaFree(j.rows.dst));
+    CUDA_CHECK(cudaFree(j.d_other));
+    double bytes_ms = 2.0 * (double)bytes / (gbps * 1e6);
     double extra_us = (s.median_ms - bytes_ms) * 1e3 / (double)n;
     return extra_us > 0 ? extra_us : 0;
 }
@@ -115,8 +176,8 @@ static void probe_gemm(void *ctx)
 static double probe_gemm_tflops(cublasHandle_t handle, cudaStream_t stream,
                                 size_t n, size_t budget)
 {
-    probe_job j = {handle, n < PROBE_SIDE_MAX ? n : PROBE_SIDE_MAX, NULL,
-                   NULL, NULL};
+    probe_job j = {.handle = handle,
+                   .side = n < PROBE_SIDE_MAX ? n : PROBE_SIDE_MAX};
     while (j.side > 64 && 3 * j.side * j.side * sizeof(double) > budget)
         j.side /= 2;
     size_t bytes = j.side * j.side * sizeof(double);
@@ -155,12 +216,14 @@ void measure_rates(ooc_rates *r, cublasHandle_t handle, cudaStream_t stream,
      * writes into h_c, which the real run overwrites later. */
     size_t width = n * sizeof(double) / 2;
     width = width < PROBE_ROW_BYTES ? width : PROBE_ROW_BYTES;
-    r->h2d_row_us = r->d2h_row_us = 0;
+    r->h2d_row_us = r->d2h_row_us = r->h2d_row_beside_us = 0;
     if (n >= 2) {
         r->h2d_row_us = row_cost_us(n, width, cudaMemcpyHostToDevice,
                                     r->h2d_gbps, h_a, stream);
         r->d2h_row_us = row_cost_us(n, width, cudaMemcpyDeviceToHost,
                                     r->d2h_gbps, h_c, stream);
+        r->h2d_row_beside_us = row_cost_beside_us(n, width, r->h2d_gbps,
+                                                  h_a, stream);
     }
     r->gemm_tflops = probe_gemm_tflops(handle, stream, n, budget);
     printf("measured: pinned copies in %.2f GB/s, out %.2f GB/s (%s each); "
@@ -169,8 +232,8 @@ void measure_rates(ooc_rates *r, cublasHandle_t handle, cudaStream_t stream,
            r->gemm_tflops);
     printf("measured: 2D copies of %zu rows of %zu bytes: in %.2f GB/s, out "
            "%.2f GB/s; so each row costs %.3f us in, %.3f us out on top of "
-           "its bytes\n", n, width,
-           gbps_2d((double)width, r->h2d_gbps, r->h2d_row_us),
+           "its bytes, and %.3f us in beside a contiguous copy in\n", n,
+           width, gbps_2d((double)width, r->h2d_gbps, r->h2d_row_us),
            gbps_2d((double)width, r->d2h_gbps, r->d2h_row_us),
-           r->h2d_row_us, r->d2h_row_us);
+           r->h2d_row_us, r->d2h_row_us, r->h2d_row_beside_us);
 }

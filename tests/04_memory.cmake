@@ -32,11 +32,15 @@ cm_cpu_run(04_memory.budget_too_small exit 2
   "--mem-limit 65536 bytes .* below what the out-of-core GEMM needs for \
 n = 2001: at least 2097152 bytes .* rounded up to whole 2 MiB pages"
   "${BIN_DIR}/04_memory" --quick --mem-limit 64K)
-cm_cpu_run(04_memory.n_too_large_for_budget exit 2
-  "below what the out-of-core GEMM needs for n = 1048576: at least \
-[0-9]+ bytes"
+# Tiles shrink to fit any budget of a page or more, whatever n: n = 1M
+# passes the budget check and stops at the host memory that A, B and C
+# need (3 x 8 TiB), before the GPU is touched.
+cm_cpu_run(04_memory.n_too_large_for_host exit 1
+  "^not enough host memory for the matrices of the parts \
+asked: need 26388279066624 bytes"
   "${BIN_DIR}/04_memory" --part outofcore --n 1M)
-# B (32 MB at n = 2001) plus two row panels of A and C is over 32 MiB.
+# B (32 MB at n = 2001) plus a row panel of A and of C, in 2 MiB pages,
+# is over 32 MiB.
 cm_cpu_run(04_memory.resident_too_small exit 2
   "below what the out-of-core GEMM needs for n = 2001: at least [0-9]+ \
 bytes .* smallest resident-B plan"
@@ -93,9 +97,10 @@ cm04_gpu_sh(budget_below_chunk
   --quick --part outofcore --mem-limit 3M)
 
 # Each part alone, odd sizes, and each out-of-core plan: resident B with
-# several panels (n = 2001 in 64 MiB), tiles in row strips (n = 3001 in
-# 64 MiB: B does not fit), tiles with columns too (n = 4001 in 32 MiB),
-# one tile, and the smallest sizes.
+# several panels (n = 2001 in 64 MiB, and n = 1000), tiles in row strips
+# (n = 3001 in 64 MiB: B does not fit), tiles with columns too (n = 4001
+# in 32 MiB), one tile with A pieces of several B pieces (--plan tiled at
+# n = 2001), and the smallest sizes.
 foreach(part accounting blocked outofcore pool)
   cm_gpu(04_memory part_${part} --quick --part ${part})
 endforeach()
@@ -108,7 +113,7 @@ cm_gpu(04_memory tiled_one_tile --quick --part outofcore --plan tiled)
 cm_gpu(04_memory n3001_strips --quick --n 3001 --part outofcore)
 cm_gpu(04_memory n4001_tiles --quick --n 4001 --mem-limit 32M
        --part outofcore)
-cm_gpu(04_memory n1000_one_panel --quick --n 1000
+cm_gpu(04_memory n1000_panels --quick --n 1000
        --mem-limit 64M --part outofcore)
 cm_gpu(04_memory csv --quick --csv "${TEST_BIN_DIR}/04_memory_quick.csv")
 
@@ -123,5 +128,5 @@ set_tests_properties(
   04_memory.gpu_n1 04_memory.gpu_n7 04_memory.gpu_n1_tiled
   04_memory.gpu_n7_tiled 04_memory.gpu_resident 04_memory.gpu_tiled_one_tile
   04_memory.gpu_n3001_strips 04_memory.gpu_n4001_tiles
-  04_memory.gpu_n1000_one_panel 04_memory.gpu_csv
+  04_memory.gpu_n1000_panels 04_memory.gpu_csv
   PROPERTIES RUN_SERIAL TRUE)

@@ -1,7 +1,10 @@
 /* test_04_tiling.c - tile counts, edge tiles and the out-of-core planner
- * of 04_memory: both plans' layouts, bytes and estimates, the choice
- * between them, and budgets at and below the least, at sizes that do and
- * do not divide evenly. */
+ * of 04_memory: both plans' layouts, bytes and estimates (replayed by
+ * hand), the I/O lower bound's arithmetic, the choice between plans near
+ * the bound at 256 MiB, and budgets at and below the least, down to the
+ * tiniest, at sizes that do and do not divide evenly. */
+#include <math.h>
+
 #include "test.h"
 #include "../04_memory/tiling.h"
 
@@ -14,33 +17,58 @@ static size_t round_up(size_t bytes, size_t granule)
     return (bytes + granule - 1) / granule * granule;
 }
 
+static int near(double got, double want)
+{
+    return got > want - 1e-9 && got < want + 1e-9;
+}
+
+static int near_rel(double got, double want)
+{
+    return fabs(got - want) <= 1e-12 * fabs(want);
+}
+
 /* Everything a tiled plan promises, for the n and budget it was made for. */
 static void expect_valid_tiled(const ooc_plan *p, size_t n, size_t budget,
                                size_t granule)
 {
+    size_t rows = p->tile_rows, cols = p->tile_cols;
     EXPECT(p->kind == OOC_TILED);
     EXPECT(round_up(p->device_bytes, granule) <= budget);
-    EXPECT(p->row_tiles * p->tile_rows >= n);
-    EXPECT((p->row_tiles - 1) * p->tile_rows < n);
-    EXPECT(p->col_tiles * p->tile_cols >= n);
-    EXPECT(p->k_pieces * p->tile_k >= n && p->tile_k <= n);
-    EXPECT(p->tile_k >= (n < OOC_MIN_K ? n : (size_t)OOC_MIN_K));
-    EXPECT(p->row_tiles <= OOC_MAX_TILES_PER_SIDE);
-    EXPECT(p->c_buffers == (p->row_tiles * p->col_tiles > 1 ? 2u : 1u));
+    EXPECT(p->row_tiles * rows >= n && (p->row_tiles - 1) * rows < n);
+    EXPECT(p->col_tiles * cols >= n && (p->col_tiles - 1) * cols < n);
+    EXPECT(p->tile_k <= n && p->tile_k >= (n < OOC_MIN_K ? n : OOC_MIN_K));
+    EXPECT(p->a_k >= p->tile_k && (p->a_k == n || p->a_k % p->tile_k == 0));
+    EXPECT(p->a_pieces == tile_count(n, p->a_k));
+    EXPECT(p->c_buffers == 1 || p->c_buffers == 2);
+    EXPECT(p->row_tiles * p->col_tiles > 1 || p->c_buffers == 1);
+    /* The B pieces of the A pieces cover k once, in order. */
+    size_t k_next = 0, pieces = 0;
+    for (size_t ap = 0; ap < p->a_pieces; ap++)
+        for (size_t bp = 0;; bp++) {
+            size_t k0, k = ooc_b_piece(p, ap, bp, &k0);
+            if (k == 0)
+                break;
+            EXPECT(k0 == k_next && k <= p->tile_k);
+            k_next += k;
+            pieces++;
+        }
+    EXPECT(k_next == n && pieces == p->k_pieces);
     EXPECT(p->h2d_bytes == n * n * 8 * (p->row_tiles + p->col_tiles));
     EXPECT(p->d2h_bytes == n * n * 8);
     /* 2D rows: A pieces narrower than n, B pieces and C tiles too. */
-    size_t a_rows = p->tile_k < n ? n * p->k_pieces * p->col_tiles : 0;
-    size_t b_rows = p->tile_cols < n ? n * p->row_tiles * p->col_tiles : 0;
+    size_t a_rows = p->a_k < n ? n * p->a_pieces * p->col_tiles : 0;
+    size_t b_rows = cols < n ? n * p->row_tiles * p->col_tiles : 0;
     EXPECT(p->h2d_rows_2d == a_rows + b_rows);
-    EXPECT(p->d2h_rows_2d == (p->tile_cols < n ? n * p->col_tiles : 0));
+    EXPECT(p->d2h_rows_2d == (cols < n ? n * p->col_tiles : 0));
     /* Buffers in order, aligned, not overlapping, inside the slab. */
     EXPECT(p->c_offset[0] == 0 && p->a_offset[0] % OOC_ALIGN == 0);
-    EXPECT(p->a_offset[0] >= p->c_buffers * p->tile_rows * p->tile_cols * 8);
-    EXPECT(p->b_offset[0] >= p->a_offset[0] + p->tile_rows * p->tile_k * 8);
-    EXPECT(p->a_offset[1] >= p->b_offset[0] + p->tile_k * p->tile_cols * 8);
-    EXPECT(p->b_offset[1] >= p->a_offset[1] + p->tile_rows * p->tile_k * 8);
-    EXPECT(p->device_bytes >= p->b_offset[1] + p->tile_k * p->tile_cols * 8);
+    EXPECT(p->a_offset[0] >= p->c_buffers * rows * cols * 8);
+    EXPECT(p->a_offset[1] >= p->a_offset[0] + rows * p->a_k * 8);
+    EXPECT(p->b_offset[0] >= p->a_offset[1] + rows * p->a_k * 8);
+    EXPECT(p->b_offset[1] >= p->b_offset[0] + p->tile_k * cols * 8);
+    EXPECT(p->device_bytes >= p->b_offset[1] + p->tile_k * cols * 8);
+    EXPECT(p->a_offset[1] % OOC_ALIGN == 0 && p->b_offset[0] % OOC_ALIGN == 0
+           && p->b_offset[1] % OOC_ALIGN == 0);
 }
 
 /* Everything a resident-B plan promises. */
@@ -50,14 +78,13 @@ static void expect_valid_resident(const ooc_plan *p, size_t n,
     size_t panel = p->tile_rows * n * 8;
     EXPECT(p->kind == OOC_RESIDENT);
     EXPECT(round_up(p->device_bytes, granule) <= budget);
-    EXPECT(p->tile_cols == n && p->col_tiles == 1);
+    EXPECT(p->tile_cols == n && p->col_tiles == 1 && p->a_k == n);
     EXPECT(p->row_tiles * p->tile_rows >= n);
     EXPECT((p->row_tiles - 1) * p->tile_rows < n);
-    EXPECT(p->row_tiles <= OOC_MAX_TILES_PER_SIDE);
-    EXPECT(p->row_tiles == 1 ||
-           p->tile_rows >= (n < OOC_MIN_K ? n : (size_t)OOC_MIN_K));
+    EXPECT(p->tile_rows >= (n < OOC_MIN_K ? n : OOC_MIN_K));
     EXPECT(p->k_pieces * p->tile_k >= n && p->tile_k <= OOC_FILL_ROWS);
-    EXPECT(p->c_buffers == (p->row_tiles > 1 ? 2u : 1u));
+    EXPECT(p->c_buffers == 1 || p->c_buffers == 2);
+    EXPECT(p->row_tiles > 1 || p->c_buffers == 1);
     EXPECT(p->fill_panels == p->c_buffers);
     /* A and B once, C once, all whole rows. */
     EXPECT(p->h2d_bytes == 2 * n * n * 8 && p->d2h_bytes == n * n * 8);
@@ -81,14 +108,15 @@ static void expect_valid(const ooc_plan *p, size_t n, size_t budget,
         expect_valid_tiled(p, n, budget, granule);
 }
 
-static int near(double got, double want)
+/* The plan's bytes in and out over the I/O lower bound for its budget. */
+static double over_bound(const ooc_plan *p, size_t budget)
 {
-    return got > want - 1e-9 && got < want + 1e-9;
+    return (double)(p->h2d_bytes + p->d2h_bytes) /
+           ooc_io_bound_bytes(p->n, p->elem_bytes, budget, NULL, NULL);
 }
 
-int main(void)
+static void counts_and_edges(void)
 {
-    /* Counts and edges: the last block holds the remainder. */
     EXPECT(tile_count(1, 1) == 1 && tile_count(7, 3) == 3);
     EXPECT(tile_count(1000, 1000) == 1 && tile_count(1001, 1000) == 2);
     EXPECT(tile_count(10000, 1000) == 10 && tile_count(1001, 128) == 8);
@@ -108,10 +136,119 @@ int main(void)
             }
             EXPECT(sum == n);
         }
+}
+
+/* max(2 n^3 / sqrt(M), 3 n^2) elements, in bytes, M = budget / 8. */
+static void io_bound(void)
+{
+    double streaming, once;
+    /* 256 MiB: M = 2^25 doubles; 2e12 / 5792.6 = 345.3e6 doubles, 2.762
+     * GB, above A, B and C once (2.4 GB). */
+    double bound = ooc_io_bound_bytes(10000, 8, 256 * MIB, &streaming,
+                                      &once);
+    EXPECT(near_rel(streaming, 2e12 / sqrt(33554432.0) * 8));
+    EXPECT(streaming > 2.762e9 && streaming < 2.763e9);
+    EXPECT(once == 2.4e9 && bound == streaming);
+    /* 1 GiB: 1.381 GB streaming, below each matrix once: the bound is
+     * 2.4 GB, what the resident plan moves. */
+    bound = ooc_io_bound_bytes(10000, 8, 1024 * MIB, &streaming, &once);
+    EXPECT(streaming > 1.381e9 && streaming < 1.382e9);
+    EXPECT(bound == 2.4e9);
+    /* By hand: M = 10^4 doubles (80000 bytes), sqrt(M) = 100. n = 1000:
+     * 2e9 / 100 = 2e7 doubles = 1.6e8 bytes > 3e6 doubles. n = 100: 2e6 /
+     * 100 = 2e4 doubles < 3e4: once wins, 2.4e5 bytes. */
+    EXPECT(ooc_io_bound_bytes(1000, 8, 80000, NULL, NULL) == 1.6e8);
+    EXPECT(ooc_io_bound_bytes(100, 8, 80000, &streaming, &once) == 2.4e5);
+    EXPECT(streaming == 1.6e5 && once == 2.4e5);
+    /* Half an element of memory holds nothing: no plan at all. */
+    EXPECT(isinf(ooc_io_bound_bytes(10, 8, 4, NULL, NULL)));
+}
+
+/* Replays of both plans, worked by hand on round numbers: 1 GB/s both
+ * ways (1 MB = 1 ms), 1 us per 2D row, 1 TFLOP/s (1 GFLOP = 1 ms). */
+static void estimates_by_hand(void)
+{
+    ooc_rates slow = {.h2d_gbps = 1.0, .d2h_gbps = 1.0, .h2d_row_us = 1.0,
+                      .d2h_row_us = 1.0, .h2d_row_beside_us = 1.0,
+                      .gemm_tflops = 1.0, .copy_engines = 2};
+    ooc_plan p;
+    /* Resident, n = 1000, 4 panels of 250, B in 2 pieces of 500. A0, A1
+     * in by 4; B pieces by 8 and 12, each followed by two GEMMs of 0.25;
+     * panels 0, 1 home by 14.25, 16.25; A2 in 12.25..14.25, GEMM (0.5) to
+     * 14.75, home 18.25; A3 in 14.25..16.25, GEMM to 16.75, home 20.25. */
+    ooc_layout_resident(&p, 1000, 8, 250, 2);
+    EXPECT(p.row_tiles == 4 && p.tile_k == 500 && p.k_pieces == 2);
+    EXPECT(near(ooc_estimate_ms(&p, &slow, NULL), 20.25));
+    /* Two panels of 500: both fill; in 8 + 8, home 20.5, 24.5. */
+    ooc_layout_resident(&p, 1000, 8, 500, 2);
+    EXPECT(p.row_tiles == 2 && p.fill_panels == 2);
+    EXPECT(near(ooc_estimate_ms(&p, &slow, NULL), 24.5));
+    /* The same with one slot: A0 by 4, B by 8 and 12, panel 0's GEMMs to
+     * 8.5 and 12.5, home 16.5; A1 in 12.5..16.5, GEMM (1) to 17.5, home
+     * 21.5. */
+    ooc_layout_resident(&p, 1000, 8, 500, 1);
+    EXPECT(p.c_buffers == 1 && p.fill_panels == 1);
+    EXPECT(p.device_bytes == 8000000 + 2 * 4000000);
+    EXPECT(near(ooc_estimate_ms(&p, &slow, NULL), 21.5));
+
+    /* Tiled, n = 1000: 2 row tiles of 500 x 1000, one C buffer; A pieces
+     * of 500 x 500 (2 MB and 500 2D rows: 2.5 ms), B pieces of 250 x 1000
+     * (whole rows, 2 MB: 2 ms), two per A piece; GEMMs of 0.25; a tile
+     * home in 4. Tile 0: A 0..2.5, B 2.5..4.5 (GEMM to 4.75), B ..6.5
+     * (6.75); A 6.5..9, B ..11 (11.25), B ..13 (13.25); home 17.25.
+     * Tile 1: A 13..15.5, B ..17.5, GEMM waits for home (17.25) and B:
+     * 17.75; B ..19.5 (19.75); A ..22, B ..24 (24.25), B ..26 (26.25);
+     * home 30.25. */
+    ooc_layout_tiled(&p, 1000, 8, 500, 1000, 250, 500, 1);
+    EXPECT(p.row_tiles == 2 && p.col_tiles == 1 && p.c_buffers == 1);
+    EXPECT(p.a_pieces == 2 && p.k_pieces == 4 && p.a_k == 500);
+    EXPECT(p.h2d_bytes == 24000000 && p.h2d_rows_2d == 2000);
+    EXPECT(p.d2h_rows_2d == 0);
+    EXPECT(near(ooc_estimate_ms(&p, &slow, NULL), 30.25));
+    /* Fewer copy engines: at least the floor of all copies and GEMMs.
+     * One engine: in 24 + 2 (2D rows) + out 8 = 34; none: + GEMMs 2 =
+     * 36; three engines are as good as two. */
+    ooc_rates one_engine = slow, no_engine = slow, three = slow;
+    one_engine.copy_engines = 1;
+    no_engine.copy_engines = 0;
+    three.copy_engines = 3;
+    EXPECT(near(ooc_estimate_ms(&p, &one_engine, NULL), 34.0));
+    EXPECT(near(ooc_estimate_ms(&p, &no_engine, NULL), 36.0));
+    EXPECT(near(ooc_estimate_ms(&p, &three, NULL), 30.25));
+    /* The resident replay of 4 panels (20.25 above): in 16 + out 8. */
+    ooc_plan r4;
+    ooc_layout_resident(&r4, 1000, 8, 250, 2);
+    EXPECT(near(ooc_estimate_ms(&r4, &one_engine, NULL), 24.0));
+    EXPECT(near(ooc_estimate_ms(&r4, &no_engine, NULL), 26.0));
+    /* A second C buffer never makes the replay slower. */
+    ooc_plan two;
+    ooc_layout_tiled(&two, 1000, 8, 500, 1000, 250, 500, 2);
+    EXPECT(two.c_buffers == 2 && two.device_bytes > p.device_bytes);
+    EXPECT(ooc_estimate_ms(&two, &slow, NULL) <= 30.25 + 1e-9);
+    /* Row strips with whole-row pieces copy nothing 2D. */
+    ooc_layout_tiled(&p, 1000, 8, 500, 1000, 250, 1000, 2);
+    EXPECT(p.a_k == 1000 && p.a_pieces == 1 && p.k_pieces == 4);
+    EXPECT(p.h2d_rows_2d == 0 && p.d2h_rows_2d == 0);
+    /* A pieces are whole numbers of B pieces, edges included: n = 1001,
+     * A pieces of 512 and 489 columns, B pieces of 256, 256 | 256, 233. */
+    ooc_layout_tiled(&p, 1001, 8, 1001, 1001, 256, 700, 1);
+    EXPECT(p.a_k == 512 && p.a_pieces == 2 && p.k_pieces == 4);
+    size_t k0;
+    EXPECT(ooc_b_piece(&p, 1, 0, &k0) == 256 && k0 == 512);
+    EXPECT(ooc_b_piece(&p, 1, 1, &k0) == 233 && k0 == 768);
+    EXPECT(ooc_b_piece(&p, 1, 2, &k0) == 0);
+}
+
+int main(void)
+{
+    counts_and_edges();
+    io_bound();
+    estimates_by_hand();
 
     /* The tutorial's case: 10000^2 float64 in 1 GiB of 32 MiB chunks.
      * B (800 MB) fits with 4 panels of 834 rows (66.72 MB each): 12
-     * panels, B in 20 pieces of 500 rows, 1.6 GB in, nothing 2D. */
+     * panels, B in 20 pieces of 500 rows, 1.6 GB in, nothing 2D: each
+     * matrix once, the I/O bound itself. */
     ooc_plan p, q;
     size_t gib = (size_t)1 << 30, chunk = 32 * MIB;
     EXPECT(ooc_plan_make(10000, 8, gib, chunk, NULL, OOC_ANY, &p) == 0);
@@ -120,6 +257,7 @@ int main(void)
     EXPECT(p.tile_k == 500 && p.k_pieces == 20 && p.fill_panels == 2);
     EXPECT(p.device_bytes == 800000000u + 4u * 66720000u);
     EXPECT(p.h2d_bytes == 1600000000u && p.d2h_bytes == 800000000u);
+    EXPECT(over_bound(&p, gib) == 1.0);
     char text[640];
     EXPECT(strcmp(ooc_plan_describe(&p, text, sizeof text),
                   "B resident, uploaded in 20 pieces of 500 rows; A in and "
@@ -128,101 +266,81 @@ int main(void)
                   "panels = 1017.5 MiB on the GPU; moves 1.600 GB in, 0.800 "
                   "GB out, every copy whole rows; estimate 0.00 ms") == 0);
 
-    /* Resident needs B plus 4 panels of 157 rows (n / 64), each aligned
-     * to 256 bytes: 850.24 MB, 26 chunks. 256 MiB is far below: tiles,
-     * with 2D copies. */
-    size_t least = ooc_min_budget(10000, 8, chunk, OOC_RESIDENT);
-    EXPECT(least == 26 * chunk);
-    EXPECT(ooc_plan_make(10000, 8, least, chunk, NULL, OOC_RESIDENT,
-                         &p) == 0);
-    expect_valid_resident(&p, 10000, least, chunk);
-    EXPECT(ooc_plan_make(10000, 8, least - 1, chunk, NULL, OOC_RESIDENT,
-                         &p) == -1);
-    EXPECT(p.kind == OOC_RESIDENT && p.tile_rows == 157);
-    EXPECT(p.device_bytes == 800000000u + 4u * 12560128u);
-    EXPECT(ooc_plan_make(10000, 8, 256 * MIB, chunk, NULL, OOC_ANY, &p)
-           == 0);
-    expect_valid_tiled(&p, 10000, 256 * MIB, chunk);
-    EXPECT(p.row_tiles * p.col_tiles > 1 && p.h2d_rows_2d > 0);
-
-    /* With H200-like rates the resident plan beats one big tile at 1 GiB
-     * (same bytes in, but no 2D copies and no 800 MB C tile going home
-     * after the last GEMM), and is chosen. */
-    ooc_rates rates = {55.0, 55.0, 0.15, 0.15, 60.0, 2};
+    /* With H200-like rates the resident plan wins at 1 GiB too (same
+     * bytes as one big tile, but no 2D copies), and cannot beat B's
+     * upload plus the GEMMs that need all of B. */
+    ooc_rates rates = {.h2d_gbps = 55.0, .d2h_gbps = 55.0,
+                       .h2d_row_us = 0.04, .d2h_row_us = 0.04,
+                       .h2d_row_beside_us = 0.04, .gemm_tflops = 60.0,
+                       .copy_engines = 2};
     EXPECT(ooc_plan_make(10000, 8, gib, chunk, &rates, OOC_ANY, &p) == 0);
     expect_valid_resident(&p, 10000, gib, chunk);
     EXPECT(ooc_plan_make(10000, 8, gib, chunk, &rates, OOC_TILED, &q) == 0);
     expect_valid_tiled(&q, 10000, gib, chunk);
     EXPECT(p.estimate_ms < q.estimate_ms);
     EXPECT(near(p.estimate_ms, ooc_estimate_ms(&p, &rates, NULL)));
-    /* It cannot beat B's upload plus the GEMMs that need all of B. */
     double gemm_ms;
     ooc_estimate_ms(&p, &rates, &gemm_ms);
     EXPECT(gemm_ms > 33.3 && gemm_ms < 33.4);      /* 2e12 / 60e12 */
     EXPECT(p.estimate_ms > 800e6 / 55e6);
     EXPECT(p.estimate_ms > gemm_ms && p.estimate_ms < 1.6 * gemm_ms);
 
-    /* The resident replay by hand: n = 1000, 4 panels of 250, B in 2
-     * pieces of 500; 1 GB/s both ways (250 rows = 2 ms), 1 TFLOP/s. A0,
-     * A1 in by 4; B pieces by 8 and 12, each followed by two GEMMs of
-     * 0.25; panels 0, 1 home by 14.25, 16.25; A2 in 12.25..14.25, GEMM
-     * (0.5) to 14.75, home 18.25; A3 in 14.25..16.25, GEMM to 16.75, home
-     * 20.25. */
-    ooc_rates slow = {1.0, 1.0, 1.0, 1.0, 1.0, 2};
-    ooc_layout_resident(&p, 1000, 8, 250);
-    EXPECT(p.row_tiles == 4 && p.tile_k == 500 && p.k_pieces == 2);
-    EXPECT(near(ooc_estimate_ms(&p, &slow, NULL), 20.25));
-    /* Two panels of 500: both fill; in 8 + 8, home 20.5, 24.5. */
-    ooc_layout_resident(&p, 1000, 8, 500);
-    EXPECT(p.row_tiles == 2 && p.fill_panels == 2);
-    EXPECT(near(ooc_estimate_ms(&p, &slow, NULL), 24.5));
+    /* 256 MiB: B does not fit. Whether 2D rows are dear (as alone on an
+     * H200) or free, and with no rates at all, the plan is C in square
+     * tiles of 5000 (one C buffer, most of the budget) with A and B
+     * streamed past: 3.2 GB in, 0.8 GB out, within 1.5x of the bound
+     * (2.762 GB), where the plan this replaced (4 x 2 tiles, two C
+     * buffers: 4.8 GB in) was at 2.03x and slower by its own estimate. */
+    ooc_rates free_rows = rates;
+    free_rows.h2d_row_beside_us = 0;
+    const ooc_rates *at_256[] = {&rates, &free_rows, NULL};
+    for (size_t i = 0; i < 3; i++) {
+        EXPECT(ooc_plan_make(10000, 8, 256 * MIB, chunk, at_256[i],
+                             OOC_ANY, &p) == 0);
+        expect_valid_tiled(&p, 10000, 256 * MIB, chunk);
+        EXPECT(p.tile_rows == 5000 && p.tile_cols == 5000);
+        EXPECT(p.c_buffers == 1 && p.h2d_bytes == 3200000000u);
+        EXPECT(over_bound(&p, 256 * MIB) <= 1.5);
+        EXPECT(p.tile_rows * p.tile_cols * 8 >= 0.7 * 256 * MIB);
+        EXPECT(p.a_k > p.tile_k);     /* A pieces wider than B's are long */
+    }
+    ooc_layout_tiled(&q, 10000, 8, 2500, 5000, 556, 556, 2);
+    EXPECT(round_up(q.device_bytes, chunk) <= 256 * MIB);
+    EXPECT(over_bound(&q, 256 * MIB) > 2.0);
+    EXPECT(ooc_plan_make(10000, 8, 256 * MIB, chunk, &rates, OOC_ANY, &p)
+           == 0);
+    EXPECT(p.estimate_ms < ooc_estimate_ms(&q, &rates, NULL));
 
-    /* The tiled formula by hand: n = 1000, 2 x 2 tiles of 500, pieces of
-     * 250, 1 us per 2D row. First pieces 1.5 + 1.25 ms; in 32 MB + 12000
-     * rows = 44 ms; out 8 MB + 2000 rows = 10; last tile out 2.5; GEMMs 2:
-     * max(max(2.75 + 2, 44) + 2.5, 2.75 + 10) = 46.5. */
-    ooc_layout_tiled(&p, 1000, 8, 500, 500, 250);
-    EXPECT(p.h2d_rows_2d == 12000 && p.d2h_rows_2d == 2000);
-    EXPECT(near(ooc_estimate_ms(&p, &slow, NULL), 46.5));
-    /* Fewer copy engines: at least the floor of all copies and GEMMs.
-     * One engine: in 44 + out 10 = 54; none: 54 + GEMMs 2 = 56; three
-     * engines are as good as two. */
-    ooc_rates one_engine = slow, no_engine = slow, three = slow;
-    one_engine.copy_engines = 1;
-    no_engine.copy_engines = 0;
-    three.copy_engines = 3;
-    EXPECT(near(ooc_estimate_ms(&p, &one_engine, NULL), 54.0));
-    EXPECT(near(ooc_estimate_ms(&p, &no_engine, NULL), 56.0));
-    EXPECT(near(ooc_estimate_ms(&p, &three, NULL), 46.5));
-    /* The resident replay of 4 panels (20.25 above): in 16 + out 8. */
-    ooc_plan r4;
-    ooc_layout_resident(&r4, 1000, 8, 250);
-    EXPECT(near(ooc_estimate_ms(&r4, &one_engine, NULL), 24.0));
-    EXPECT(near(ooc_estimate_ms(&r4, &no_engine, NULL), 26.0));
-    EXPECT(near(ooc_estimate_ms(&r4, &three, NULL), 20.25));
-    /* Row strips with whole-row pieces copy nothing 2D. */
-    ooc_layout_tiled(&p, 1000, 8, 500, 1000, 1000);
-    EXPECT(p.h2d_rows_2d == 0 && p.d2h_rows_2d == 0);
-
-    /* The dearer a 2D row, the wider the pieces the planner takes. */
-    ooc_rates cheap_rows = rates, dear_rows = rates;
-    cheap_rows.h2d_row_us = cheap_rows.d2h_row_us = 0;
-    dear_rows.h2d_row_us = dear_rows.d2h_row_us = 0.3;
-    EXPECT(ooc_plan_make(10000, 8, 256 * MIB, chunk, &cheap_rows, OOC_ANY,
+    /* The dearer a 2D row, the wider the A pieces the planner takes. */
+    ooc_rates dear_rows = rates;
+    dear_rows.h2d_row_beside_us = 0.3;
+    EXPECT(ooc_plan_make(10000, 8, 256 * MIB, chunk, &free_rows, OOC_ANY,
                          &p) == 0);
     EXPECT(ooc_plan_make(10000, 8, 256 * MIB, chunk, &dear_rows, OOC_ANY,
                          &q) == 0);
-    expect_valid_tiled(&p, 10000, 256 * MIB, chunk);
     expect_valid_tiled(&q, 10000, 256 * MIB, chunk);
-    EXPECT(q.tile_k > p.tile_k);
+    EXPECT(q.a_k > p.a_k);
+
+    /* Resident needs B plus one slot of 64-row panels, each aligned to
+     * 256 bytes: 810.24 MB, 25 chunks. Below that, no resident plan. */
+    size_t least = ooc_min_budget(10000, 8, chunk, OOC_RESIDENT);
+    EXPECT(least == 25 * chunk);
+    EXPECT(ooc_plan_make(10000, 8, least, chunk, NULL, OOC_RESIDENT,
+                         &p) == 0);
+    expect_valid_resident(&p, 10000, least, chunk);
+    EXPECT(ooc_plan_make(10000, 8, least - 1, chunk, NULL, OOC_RESIDENT,
+                         &p) == -1);
+    EXPECT(p.kind == OOC_RESIDENT && p.tile_rows == 64);
+    EXPECT(p.device_bytes == 800000000u + 2u * 5120000u);
 
     /* When the GEMMs dominate, tiny tiles would shorten the model's last
      * copy out for free; the planner must not fall for that. */
-    ooc_rates slow_gpu = {55.0, 55.0, 0.0, 0.0, 5.0, 2};
-    EXPECT(ooc_plan_make(40000, 8, gib, OOC_POOL_GRANULE, &slow_gpu,
+    ooc_rates slow_gpu = {.h2d_gbps = 55.0, .d2h_gbps = 55.0,
+                          .gemm_tflops = 5.0, .copy_engines = 2};
+    EXPECT(ooc_plan_make(20000, 8, gib, OOC_POOL_GRANULE, &slow_gpu,
                          OOC_ANY, &p) == 0);
-    expect_valid_tiled(&p, 40000, gib, OOC_POOL_GRANULE);
-    EXPECT(p.row_tiles <= 8 && p.col_tiles <= 8);
+    expect_valid_tiled(&p, 20000, gib, OOC_POOL_GRANULE);
+    EXPECT(p.row_tiles <= 4 && p.col_tiles <= 4);
 
     /* --quick: n = 2001 in 64 MiB: B (32 MB) stays with several panels;
      * --plan tiled gets one tile with edge pieces. */
@@ -233,20 +351,26 @@ int main(void)
     EXPECT(ooc_plan_make(2001, 8, 64 * MIB, chunk, &rates, OOC_TILED, &p)
            == 0);
     expect_valid_tiled(&p, 2001, 64 * MIB, chunk);
-    /* n = 3001: B (72 MB) does not fit in 64 MiB. */
+    EXPECT(p.row_tiles * p.col_tiles == 1 && p.k_pieces > 1);
+    /* n = 3001: B (72 MB) does not fit in 64 MiB: row strips. n = 4001
+     * in 32 MiB: tiles in both directions. */
     EXPECT(ooc_plan_make(3001, 8, 64 * MIB, chunk, &rates, OOC_RESIDENT,
                          &p) == -1);
     EXPECT(ooc_plan_make(3001, 8, 64 * MIB, chunk, &rates, OOC_ANY, &p)
            == 0);
     expect_valid_tiled(&p, 3001, 64 * MIB, chunk);
-    EXPECT(p.row_tiles * p.col_tiles > 1);
+    EXPECT(p.row_tiles > 1 && p.col_tiles == 1);
+    EXPECT(ooc_plan_make(4001, 8, 32 * MIB, chunk, &rates, OOC_ANY, &p)
+           == 0);
+    expect_valid_tiled(&p, 4001, 32 * MIB, chunk);
+    EXPECT(p.row_tiles > 1 && p.col_tiles > 1);
 
     /* Odd sizes: n = 1 and 7 fit whole in one resident panel; n = 1001
      * in 24 MB (B is 8 MB) takes several. */
     EXPECT(ooc_plan_make(1, 8, 2 * MIB, OOC_POOL_GRANULE, &rates, OOC_ANY,
                          &p) == 0);
     expect_valid(&p, 1, 2 * MIB, OOC_POOL_GRANULE);
-    ooc_layout_resident(&p, 7, 8, 7);
+    ooc_layout_resident(&p, 7, 8, 7, 2);
     EXPECT(p.row_tiles == 1 && p.c_buffers == 1 && p.fill_panels == 1);
     EXPECT(p.k_pieces == 1 && p.tile_k == 7 && p.device_bytes == 3 * 512);
     EXPECT(ooc_plan_make(1001, 8, 24000000, 1, NULL, OOC_RESIDENT, &p)
@@ -281,19 +405,43 @@ int main(void)
                     if (rc == 0) {
                         expect_valid(&p, n, budgets[b], granule);
                         EXPECT(kinds[k] == OOC_ANY || p.kind == kinds[k]);
+                        EXPECT(over_bound(&p, budgets[b]) >= 1.0);
                     } else {
                         EXPECT(round_up(p.device_bytes, granule) >
                                budgets[b]);
                     }
                 }
             }
-    /* n = 1: three 256-byte buffers (B, A, C) are the least. */
+    /* n = 1: three 256-byte buffers (B, A, C) are the least; a tile
+     * needs five (C, two A, two B). */
     EXPECT(ooc_min_budget(1, 8, 1, OOC_ANY) == 768);
     EXPECT(ooc_min_budget(1, 8, 1, OOC_TILED) == 1280);
-    /* The least in 32 MiB chunks is one chunk, for a tiny slab. */
+    /* The smallest budget that can work, n = 10000: one 64 x 64 tile and
+     * four 64 x 64 pieces, 160 KiB, which one 2 MiB page holds; a plan at
+     * 2 MiB moves far more, but works. */
+    EXPECT(ooc_min_budget(10000, 8, 1, OOC_TILED) == 5 * 32768);
+    EXPECT(ooc_min_budget(10000, 8, OOC_POOL_GRANULE, OOC_ANY) == 2 * MIB);
+    EXPECT(ooc_plan_make(10000, 8, 2 * MIB, OOC_POOL_GRANULE, &rates,
+                         OOC_ANY, &p) == 0);
+    expect_valid_tiled(&p, 10000, 2 * MIB, OOC_POOL_GRANULE);
+    EXPECT(ooc_plan_make(10000, 8, 5 * 32768, 1, NULL, OOC_ANY, &p) == 0);
+    expect_valid_tiled(&p, 10000, 5 * 32768, 1);
+    EXPECT(p.tile_rows == 64 && p.tile_k == 64 && p.c_buffers == 1);
+    EXPECT(ooc_plan_make(10000, 8, 5 * 32768 - 1, 1, NULL, OOC_ANY, &p)
+           == -1);
+    /* n = 2001: the smallest side is 63 (32 tiles), one C tile of 31752
+     * bytes (32000 aligned) and four pieces of 63 x 64 (32256 each); in
+     * 32 MiB chunks, one chunk. */
+    EXPECT(ooc_min_budget(2001, 8, 1, OOC_ANY) == 32000 + 4 * 32256);
     EXPECT(ooc_min_budget(2001, 8, chunk, OOC_ANY) == chunk);
-    EXPECT(ooc_min_budget(2001, 8, 1, OOC_ANY) < 100000);
     EXPECT(ooc_plan_make(7, 8, 0, 1, NULL, OOC_ANY, &p) == -1);
     EXPECT(ooc_plan_make(0, 8, 1 << 20, 1, NULL, OOC_ANY, &p) == -1);
+    /* The lab's largest n (2^20) in byte counts: 8 TiB a matrix, 64 x 64
+     * tiles read A and B 64 times each: 2^50 bytes, no overflow. */
+    size_t big = (size_t)1 << 20;
+    ooc_layout_tiled(&p, big, 8, big / 64, big / 64, 256, 256, 2);
+    EXPECT(p.h2d_bytes == ((size_t)8 << 40) * 128);
+    EXPECT(p.h2d_rows_2d == big * 4096 * 64 + big * 64 * 64);
+    EXPECT(ooc_min_budget(big, 8, OOC_POOL_GRANULE, OOC_ANY) == 2 * MIB);
     return test_summary();
 }
