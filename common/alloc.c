@@ -1,5 +1,6 @@
 /* alloc.c - allocation with clear failure messages. */
 #include "alloc.h"
+#include "options.h"
 #include "check.h"
 #include "units.h"
 
@@ -7,6 +8,13 @@
 #include <stdint.h>
 #include <string.h>
 #include <unistd.h>
+
+/* The program's name before a one-line error, as its usage errors have. */
+static void prefix(void)
+{
+    if (*cm_program_name())
+        fprintf(stderr, "%s: ", cm_program_name());
+}
 
 /* The number after `key` at the start of a line of the file (key NULL:
  * the file's first number), times unit. Returns 0, or -1 when the file,
@@ -140,6 +148,7 @@ void cm_require_host_bytes(size_t bytes, const char *what)
     if (bytes <= avail)
         return;
     char need[64], have[64], all[64];
+    prefix();
     fprintf(stderr, "not enough host memory for %s: need %s, %s available",
             what, cm_fmt_bytes(bytes, need, sizeof need),
             cm_fmt_bytes(avail, have, sizeof have));
@@ -156,6 +165,7 @@ void *cm_host_alloc(size_t bytes, const char *what)
     void *p = malloc(bytes ? bytes : 1);
     if (!p) {
         char need[64];
+        prefix();
         fprintf(stderr, "out of host memory: cannot allocate %s for %s\n",
                 cm_fmt_bytes(bytes, need, sizeof need), what);
         exit(1);
@@ -169,6 +179,7 @@ void cm_require_device_bytes(size_t bytes, const char *what)
     CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
     if (bytes > free_bytes) {
         char need[64], have[64], total[64];
+        prefix();
         fprintf(stderr,
                 "not enough GPU memory for %s: need %s, %s free of %s\n",
                 what, cm_fmt_bytes(bytes, need, sizeof need),
@@ -181,6 +192,7 @@ void cm_require_device_bytes(size_t bytes, const char *what)
 size_t cm_mul_size(size_t a, size_t b, const char *what)
 {
     if (b != 0 && a > SIZE_MAX / b) {
+        prefix();
         fprintf(stderr, "size of %s overflows: %zu x %zu\n", what, a, b);
         exit(1);
     }

@@ -9,7 +9,7 @@ cm_gpu(02_interop odd_size --quick --n 333 --csv interop.csv)
 
 # --n 1M asks for two 8 TiB arrays: one line, exit 1, before the GPU.
 cm_cpu_run(02_interop.host_too_small exit 1
-           "^not enough host memory for the large array and its copy back: \
+           "^02_interop: not enough host memory for the large array and its copy back: \
 need 17592186044416 bytes"
            "${BIN_DIR}/02_interop" --n 1M)
 

@@ -29,7 +29,7 @@ cm_gpu(03_matmul freivalds --n 4097 --precision all --repeat 2 --warmup 1)
 # any GPU has, but the host check comes first: the GPU's "not enough GPU
 # memory" line is reached only on a host with more memory than the GPU.)
 cm_cpu_run(03_matmul.host_too_small exit 1
-  "^not enough host memory for A, B, C and Freivalds' test: need \
+  "^03_matmul: not enough host memory for A, B, C and Freivalds' test: need \
 24000048000000 bytes"
   "${BIN_DIR}/03_matmul" --n 1000000)
 

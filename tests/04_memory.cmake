@@ -36,7 +36,7 @@ n = 2001: at least 2097152 bytes .* rounded up to whole 2 MiB pages"
 # passes the budget check and stops at the host memory that A, B and C
 # need (3 x 8 TiB), before the GPU is touched.
 cm_cpu_run(04_memory.n_too_large_for_host exit 1
-  "^not enough host memory for the matrices of the parts \
+  "^04_memory: not enough host memory for the matrices of the parts \
 asked: need 26388279066624 bytes"
   "${BIN_DIR}/04_memory" --part outofcore --n 1M)
 # B (32 MB at n = 2001) plus a row panel of A and of C, in 2 MiB pages,
@@ -50,7 +50,7 @@ bytes .* smallest resident-B plan"
 # n = 1M holds four 8 TiB matrices on the host. (On a GPU, a size the GPU
 # cannot hold gets its own line: see accounting_too_large below.)
 cm_cpu_run(04_memory.host_too_small exit 1
-  "^not enough host memory for the matrices of the parts asked: need \
+  "^04_memory: not enough host memory for the matrices of the parts asked: need \
 35184372088832 bytes"
   "${BIN_DIR}/04_memory" --part blocked --n 1M)
 
@@ -77,7 +77,7 @@ printf '%s\\n' \"$err\" | grep -Eq --")
 # x alone at n = 400000 (1.28 TB) is more than a GPU has; the part needs
 # no host memory for it, so the GPU's line is the one seen.
 cm04_gpu_sh(accounting_too_large
-  "${CM04_ONE_LINE} '^not enough GPU memory for x: need [0-9]+ bytes .* \
+  "${CM04_ONE_LINE} '^04_memory: not enough GPU memory for x: need [0-9]+ bytes .* \
 free of'"
   --part accounting --n 400000)
 # The same failure with --csv, the file open by then: exit 1, no file left.

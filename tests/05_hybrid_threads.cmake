@@ -19,7 +19,7 @@ cm_usage(05_hybrid_threads timeline_missing
 # 32768 x 32768 float64 need 1.65 TB, refused in one line (not killed by
 # the OOM killer), and the --csv opened before leaves nothing behind.
 cm_cpu_run(05_hybrid_threads.host_too_small exit 1
-           "^not enough host memory for the task buffers of the largest mode: need "
+           "^05_hybrid_threads: not enough host memory for the task buffers of the largest mode: need "
            "${BIN_DIR}/05_hybrid_threads" --n 32768 --tasks 64 --workers 64)
 cm_leaves_nothing(05_hybrid_threads.host_too_small_leaves_no_csv cpu 1
                   "${BIN_DIR}/05_hybrid_threads" --n 32768 --tasks 64

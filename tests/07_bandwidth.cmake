@@ -32,10 +32,10 @@ cm_usage(07_bandwidth min_above_max
 cm_usage(07_bandwidth max_huge "--max: '2T' must be at most" --sweep
          --max 2T)
 cm_cpu_run(07_bandwidth.host_too_small exit 1
-           "^not enough host memory for the arrays of this chapter: need "
+           "^07_bandwidth: not enough host memory for the arrays of this chapter: need "
            "${BIN_DIR}/07_bandwidth" --n 1000000)
 cm_cpu_run(07_bandwidth.sweep_host_too_small exit 1
-           "^not enough host memory for the sweep's four host buffers: need "
+           "^07_bandwidth: not enough host memory for the sweep's four host buffers: need "
            "${BIN_DIR}/07_bandwidth" --sweep --max 1T)
 cm_csv_opened_first(07_bandwidth)
 # --csv is opened before the host memory check and the GPU: a run that
