@@ -5,7 +5,7 @@
 set(RUN sh "${SRC_DIR}/tests/run.sh")
 # What a program says with its GPUs hidden (CUDA_VISIBLE_DEVICES=-1), on
 # a machine without a driver and on one with a driver and a GPU.
-set(CM_NO_GPU_LINE "no usable CUDA device: (no NVIDIA driver or GPU found|the driver reports no GPU|no CUDA-capable device is detected)$")
+set(CM_NO_GPU_LINE "no usable CUDA device: (no NVIDIA driver or GPU found$|the driver reports no GPU \\(check nvidia-smi and CUDA_VISIBLE_DEVICES\\)$|no CUDA-capable device is detected$)")
 
 # Every tests/test_*.c is a CPU unit test with its own assertions.
 separate_arguments(UNIT_TESTS)
