@@ -15,13 +15,10 @@
  */
 #include <math.h>
 #include <pthread.h>
-#include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/syscall.h>
-#include <unistd.h>
 
 #include <cuda_runtime.h>
 
@@ -38,58 +35,23 @@ enum { ALONE_H2D, ALONE_D2H, AT_ONCE_H2D, AT_ONCE_D2H, CASES };
 static const char *const CASE_NAMES[CASES] = {
     "H2D, each GPU alone", "D2H, each GPU alone", "H2D, all GPUs at once",
     "D2H, all GPUs at once"};
-enum { PAGES_NOT_READABLE = -1, PAGES_ON_SEVERAL = -2 };
 
 typedef struct {
     pthread_barrier_t barrier;   /* waited at by every GPU's thread */
     int n_gpus, warmup, repeat;
     size_t bytes;                /* of each copy */
+    double *ms;   /* ms[(c * n_gpus + g) * repeat + i]: case c, GPU g,
+                     timed run i (so each case as bw_at_once_gbps reads) */
 } shared_run;
 
 typedef struct {
     shared_run *run;
     int gpu;
-    char pci[32];        /* sysfs' name, "0000:3b:00.0" */
-    int node;            /* the GPU's NUMA node, -1 if not known */
-    int bound_cpus;      /* CPUs its thread runs on; 0: not bound */
-    int registered;      /* 1: malloc + cudaHostRegister; 0: MallocHost */
-    int pages;           /* the buffers' node, or PAGES_* */
+    bw_gpu_place place;  /* where its thread ran and its buffers lie */
     uint64_t *h_src, *h_dst;   /* pinned: the pattern; what comes back */
     void *d_buf;
-    double *ms;          /* ms[c * repeat + i]: case c, timed run i */
     size_t bad[CASES];   /* first wrong word of each case; words: none */
 } gpu_worker;
-
-/* Runs the calling thread on the CPUs of NUMA node `node` that this
- * process may use. Returns how many, 0 if none: node not known, sysfs
- * unreadable, or none of them ours (taskset, a container's cpuset). */
-static int bind_to_node(int node)
-{
-    unsigned char on_node[CPU_SETSIZE];
-    cpu_set_t allowed, chosen;
-    if (bw_node_cpus("/sys", node, on_node, CPU_SETSIZE) <= 0 ||
-        pthread_getaffinity_np(pthread_self(), sizeof allowed, &allowed))
-        return 0;
-    CPU_ZERO(&chosen);
-    for (int c = 0; c < CPU_SETSIZE; c++)
-        if (on_node[c] && CPU_ISSET(c, &allowed))
-            CPU_SET(c, &chosen);
-    if (CPU_COUNT(&chosen) == 0 ||
-        pthread_setaffinity_np(pthread_self(), sizeof chosen, &chosen))
-        return 0;
-    return CPU_COUNT(&chosen);
-}
-
-/* The NUMA node of the page at addr; -1 where the kernel does not say (no
- * NUMA, or get_mempolicy refused, as in some containers). Flags 3 are
- * MPOL_F_NODE | MPOL_F_ADDR of <linux/mempolicy.h>. */
-static int page_node(const void *addr)
-{
-    int node = -1;
-    if (syscall(SYS_get_mempolicy, &node, NULL, 0UL, addr, 3UL) != 0)
-        return -1;
-    return node;
-}
 
 /* The node of the first and last page of both buffers, if it is one. */
 static int buffers_node(const gpu_worker *w)
@@ -97,11 +59,11 @@ static int buffers_node(const gpu_worker *w)
     size_t last = w->run->bytes / sizeof(uint64_t) - 1;
     const void *ends[4] = {w->h_src, w->h_src + last, w->h_dst,
                            w->h_dst + last};
-    int node = page_node(ends[0]);
+    int node = bw_page_node(ends[0]);
     for (int k = 1; k < 4 && node >= 0; k++) {
-        int other = page_node(ends[k]);
+        int other = bw_page_node(ends[k]);
         if (other != node)
-            node = other < 0 ? PAGES_NOT_READABLE : PAGES_ON_SEVERAL;
+            node = other < 0 ? BW_PAGES_NOT_READABLE : BW_PAGES_ON_SEVERAL;
     }
     return node;
 }
@@ -111,18 +73,20 @@ static int buffers_node(const gpu_worker *w)
 static void set_up(gpu_worker *w)
 {
     size_t bytes = w->run->bytes;
+    bw_gpu_place *p = &w->place;
     char bus_id[32];
     CUDA_CHECK(cudaDeviceGetPCIBusId(bus_id, sizeof bus_id, w->gpu));
-    w->node = -1;
-    if (bw_pci_sysfs_name(bus_id, w->pci, sizeof w->pci) == 0)
-        w->node = bw_pci_numa_node("/sys", w->pci);
+    p->gpu = w->gpu;
+    p->node = -1;
+    if (bw_pci_sysfs_name(bus_id, p->pci, sizeof p->pci) == 0)
+        p->node = bw_pci_numa_node("/sys", p->pci);
     else
-        snprintf(w->pci, sizeof w->pci, "%s", bus_id);
-    w->bound_cpus = bind_to_node(w->node);
+        snprintf(p->pci, sizeof p->pci, "%s", bus_id);
+    p->bound_cpus = bw_bind_thread_to_node("/sys", p->node);
     CUDA_CHECK(cudaSetDevice(w->gpu));
     CUDA_CHECK(cudaDeviceGetAttribute(
-        &w->registered, cudaDevAttrHostRegisterSupported, w->gpu));
-    if (w->registered) {
+        &p->registered, cudaDevAttrHostRegisterSupported, w->gpu));
+    if (p->registered) {
         w->h_src = (uint64_t *)cm_host_alloc(bytes, "a GPU's source");
         w->h_dst = (uint64_t *)cm_host_alloc(bytes, "a GPU's target");
     } else {   /* the driver allocates these pages, where it chooses */
@@ -131,13 +95,13 @@ static void set_up(gpu_worker *w)
     }
     bw_fill_pattern(w->h_src, bytes / sizeof(uint64_t), w->gpu);
     bw_poison_host(w->h_dst, bytes);
-    if (w->registered) {
+    if (p->registered) {
         CUDA_CHECK(cudaHostRegister(w->h_src, bytes,
                                     cudaHostRegisterDefault));
         CUDA_CHECK(cudaHostRegister(w->h_dst, bytes,
                                     cudaHostRegisterDefault));
     }
-    w->pages = buffers_node(w);
+    p->pages = buffers_node(w);
     cm_require_device_bytes(bytes, "a GPU's buffer");
     CUDA_CHECK(cudaMalloc(&w->d_buf, bytes));
 }
@@ -145,7 +109,7 @@ static void set_up(gpu_worker *w)
 static void tear_down(gpu_worker *w)
 {
     CUDA_CHECK(cudaFree(w->d_buf));
-    if (w->registered) {
+    if (w->place.registered) {
         CUDA_CHECK(cudaHostUnregister(w->h_src));
         CUDA_CHECK(cudaHostUnregister(w->h_dst));
         free(w->h_src);
@@ -192,7 +156,8 @@ static void time_case(gpu_worker *w, int c, cudaStream_t stream,
         bw_copy_region(&copy);
         float ms = cm_timer_stop(timer);   /* waits for the copy */
         if (i >= run->warmup)
-            w->ms[c * run->repeat + i - run->warmup] = ms;
+            run->ms[(c * run->n_gpus + w->gpu) * run->repeat + i -
+                    run->warmup] = ms;
     }
     if (h2d) {
         bw_poison_host(w->h_dst, run->bytes);
@@ -229,63 +194,35 @@ static void *worker_main(void *arg)
     return NULL;
 }
 
-/* One line per GPU: where its thread ran and its buffers lie. */
-static void print_placement(const gpu_worker *w)
-{
-    char node[32] = "node not known", cpus[48] = "thread not bound";
-    char pages[48] = "pages' node not readable";
-    if (w->node >= 0)
-        snprintf(node, sizeof node, "node %d", w->node);
-    if (w->bound_cpus > 0)
-        snprintf(cpus, sizeof cpus, "thread on its %d CPUs",
-                 w->bound_cpus);
-    if (w->pages >= 0)
-        snprintf(pages, sizeof pages, "pages on node %d", w->pages);
-    else if (w->pages == PAGES_ON_SEVERAL)
-        snprintf(pages, sizeof pages, "pages on several nodes");
-    printf("   GPU %d, %s: %s; %s; %s%s\n", w->gpu, w->pci, node, cpus,
-           pages, w->registered ? "" : " (cudaMallocHost: no "
-                                       "cudaHostRegister here)");
-}
-
 /* The table of one direction (d: 0 H2D, 1 D2H) and its checks. */
-static void report(gpu_worker *w, int n, int d, cm_verdict *v)
+static void report(const gpu_worker *w, int n, int d, cm_verdict *v)
 {
-    int repeat = w[0].run->repeat;
-    size_t words = w[0].run->bytes / sizeof(uint64_t);
+    const shared_run *run = w[0].run;
+    size_t words = run->bytes / sizeof(uint64_t);
+    double *alone = run->ms + (ALONE_H2D + d) * n * run->repeat;
+    double *at_once = run->ms + (AT_ONCE_H2D + d) * n * run->repeat;
+    /* First the rounds of all GPUs side by side: the medians below sort
+     * each GPU's times in place. */
+    double at_once_gbps = n > 1 ? bw_at_once_gbps(at_once, n, run->repeat,
+                                                  run->bytes)
+                                : NAN;
     bw_gpu_share *shares = (bw_gpu_share *)cm_host_alloc(
         (size_t)n * sizeof *shares, "the table");
-    double *at_once_ms = (double *)cm_host_alloc(
-        (size_t)n * repeat * sizeof(double), "the timings");
-    /* The rounds of all GPUs side by side first: the medians below sort
-     * each GPU's times in place. */
-    for (int g = 0; g < n; g++)
-        memcpy(at_once_ms + (size_t)g * repeat,
-               w[g].ms + (AT_ONCE_H2D + d) * repeat,
-               (size_t)repeat * sizeof(double));
-    double at_once_gbps = n > 1 ? bw_at_once_gbps(at_once_ms, n, repeat,
-                                                  w[0].run->bytes)
-                                : NAN;
     for (int g = 0; g < n; g++) {
-        double bytes = (double)w[g].run->bytes;
-        cm_stats alone = cm_stats_of(w[g].ms + (ALONE_H2D + d) * repeat,
-                                     repeat);
-        cm_stats at_once = cm_stats_of(
-            w[g].ms + (AT_ONCE_H2D + d) * repeat, repeat);
-        bw_gpu_share s = {.gpu = g, .node = w[g].node,
-                          .alone_gbps = cm_gbps(bytes, alone.median_ms),
-                          .at_once_gbps = n > 1 ? cm_gbps(bytes,
-                                                          at_once.median_ms)
+        double bytes = (double)run->bytes;
+        cm_stats a = cm_stats_of(alone + g * run->repeat, run->repeat);
+        cm_stats b = cm_stats_of(at_once + g * run->repeat, run->repeat);
+        bw_gpu_share s = {.gpu = g, .node = w[g].place.node,
+                          .alone_gbps = cm_gbps(bytes, a.median_ms),
+                          .at_once_gbps = n > 1 ? cm_gbps(bytes, b.median_ms)
                                                 : NAN};
         shares[g] = s;
     }
     printf("\n%s, pinned: median of %d after %d warm-up(s); GB/s = 1e9 "
            "bytes/s\n", d ? "D2H (device to host)" : "H2D (host to device)",
-           repeat, w[0].run->warmup);
+           run->repeat, run->warmup);
     bw_print_shares(stdout, shares, n, at_once_gbps);
-    for (int c = ALONE_H2D + d; c < CASES; c += 2) {
-        if (c >= AT_ONCE_H2D && n < 2)
-            break;
+    for (int c = ALONE_H2D + d; c < (n > 1 ? CASES : AT_ONCE_H2D); c += 2) {
         int good = 0;
         char detail[160] = "";
         for (int g = 0; g < n; g++)
@@ -300,7 +237,6 @@ static void report(gpu_worker *w, int n, int d, cm_verdict *v)
         cm_check_true(v, CASE_NAMES[c], good == n, detail);
     }
     free(shares);
-    free(at_once_ms);
 }
 
 int bw_select_every_gpu(void)
@@ -328,30 +264,28 @@ int bw_all_gpus(size_t bytes, int warmup, int repeat)
                "alone\n");
     cm_require_host_bytes(cm_mul_size(2 * (size_t)n, bytes, "--all-gpus"),
                           "two pinned buffers per GPU");
+    size_t samples = (size_t)CASES * n * repeat;
     shared_run run;
     memset(&run, 0, sizeof run);
     run.n_gpus = n;
     run.warmup = warmup;
     run.repeat = repeat;
     run.bytes = bytes;
+    run.ms = (double *)cm_host_alloc(samples * sizeof(double), "timings");
+    memset(run.ms, 0, samples * sizeof(double));
     if (pthread_barrier_init(&run.barrier, NULL, (unsigned)n) != 0) {
         fprintf(stderr, "%s: pthread_barrier_init failed\n",
                 cm_program_name());
         return CM_EXIT_FAIL;
     }
-    size_t per_gpu = (size_t)CASES * repeat;
     gpu_worker *workers = (gpu_worker *)cm_host_alloc(
         (size_t)n * sizeof *workers, "the GPUs' threads");
-    double *ms = (double *)cm_host_alloc(n * per_gpu * sizeof(double),
-                                         "the timings");
     pthread_t *threads = (pthread_t *)cm_host_alloc(
         (size_t)n * sizeof *threads, "the GPUs' threads");
     memset(workers, 0, (size_t)n * sizeof *workers);
-    memset(ms, 0, n * per_gpu * sizeof(double));
     for (int g = 0; g < n; g++) {
         workers[g].run = &run;
         workers[g].gpu = g;
-        workers[g].ms = ms + g * per_gpu;
         if (pthread_create(&threads[g], NULL, worker_main, &workers[g])) {
             fprintf(stderr, "%s: cannot start a thread for GPU %d\n",
                     cm_program_name(), g);
@@ -364,12 +298,12 @@ int bw_all_gpus(size_t bytes, int warmup, int repeat)
 
     printf("where each GPU's thread ran and its buffers lie:\n");
     for (int g = 0; g < n; g++)
-        print_placement(&workers[g]);
+        bw_print_place(stdout, &workers[g].place);
     cm_verdict verdict = {0};
     report(workers, n, 0, &verdict);
     report(workers, n, 1, &verdict);
     free(threads);
-    free(ms);
+    free(run.ms);
     free(workers);
     return cm_verdict_report(&verdict);
 }

@@ -1,11 +1,16 @@
-/* gpus.c - sysfs, the copy pattern, the at-once rate and the tables of
- * --all-gpus and --p2p. */
+/* gpus.c - sysfs, NUMA, the copy pattern, the at-once rate and the
+ * tables of --all-gpus and --p2p. */
+#define _GNU_SOURCE   /* CPU affinity: cpu_set_t, pthread_*affinity_np */
 #include "gpus.h"
 
 #include <ctype.h>
 #include <math.h>
+#include <pthread.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "timing.h"
 
@@ -103,6 +108,34 @@ int bw_node_cpus(const char *sysfs, int node, unsigned char *cpus,
     return bw_parse_cpulist(text, cpus, cap);
 }
 
+int bw_bind_thread_to_node(const char *sysfs, int node)
+{
+    unsigned char on_node[CPU_SETSIZE];
+    cpu_set_t allowed, chosen;
+    if (bw_node_cpus(sysfs, node, on_node, CPU_SETSIZE) <= 0 ||
+        pthread_getaffinity_np(pthread_self(), sizeof allowed, &allowed))
+        return 0;
+    CPU_ZERO(&chosen);
+    for (int c = 0; c < CPU_SETSIZE; c++)
+        if (on_node[c] && CPU_ISSET(c, &allowed))
+            CPU_SET(c, &chosen);
+    if (CPU_COUNT(&chosen) == 0 ||
+        pthread_setaffinity_np(pthread_self(), sizeof chosen, &chosen))
+        return 0;
+    return CPU_COUNT(&chosen);
+}
+
+int bw_page_node(const void *addr)
+{
+    int node = -1;
+    /* Flags 3: MPOL_F_NODE | MPOL_F_ADDR of <linux/mempolicy.h>, "the
+     * node of the page at addr"; called by number, as glibc has no
+     * wrapper (libnuma does, and we do without it). */
+    if (syscall(SYS_get_mempolicy, &node, NULL, 0UL, addr, 3UL) != 0)
+        return -1;
+    return node;
+}
+
 uint64_t bw_pattern_word(int gpu, size_t k)
 {
     return (uint64_t)(gpu + 1) << 48 | ((uint64_t)k & 0xffffffffffffu);
@@ -141,6 +174,27 @@ double bw_at_once_gbps(const double *ms, int n_gpus, int runs,
     return s.median_ms > 0 ? (double)n_gpus * (double)bytes /
                                  (s.median_ms * 1e6)
                            : 0;
+}
+
+void bw_print_place(FILE *fp, const bw_gpu_place *place)
+{
+    fprintf(fp, "   GPU %d, %s: ", place->gpu, place->pci);
+    if (place->node >= 0)
+        fprintf(fp, "node %d; ", place->node);
+    else
+        fprintf(fp, "node not known; ");
+    if (place->bound_cpus > 0)
+        fprintf(fp, "thread on its %d CPUs; ", place->bound_cpus);
+    else
+        fprintf(fp, "thread not bound; ");
+    if (place->pages >= 0)
+        fprintf(fp, "pages on node %d", place->pages);
+    else if (place->pages == BW_PAGES_ON_SEVERAL)
+        fprintf(fp, "pages on several nodes");
+    else
+        fprintf(fp, "pages' node not readable");
+    fprintf(fp, "%s\n", place->registered ? "" : " (cudaMallocHost: no "
+                                                  "cudaHostRegister here)");
 }
 
 /* A rate in a column of `width`, or "-" when there is none (NaN). */

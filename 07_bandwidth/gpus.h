@@ -43,6 +43,18 @@ int bw_parse_cpulist(const char *text, unsigned char *cpus, size_t cap);
 int bw_node_cpus(const char *sysfs, int node, unsigned char *cpus,
                  size_t cap);
 
+/* Runs the calling thread on those CPUs of NUMA node `node` (as
+ * bw_node_cpus reads them) that it may use now. Returns how many, or 0,
+ * the thread left as it was, when there are none: node not known (-1),
+ * sysfs unreadable, or none of them ours (taskset, a container's cpuset).
+ * A page is then placed on this node when the thread first touches it. */
+int bw_bind_thread_to_node(const char *sysfs, int node);
+
+/* The NUMA node of the page at addr (touched already), from the kernel
+ * (get_mempolicy); -1 where it does not say (no NUMA, or the call
+ * refused, as in some containers). */
+int bw_page_node(const void *addr);
+
 /* Word k of the bytes GPU `gpu` copies: gpu + 1 in the top 16 bits, k in
  * the rest, so every word differs from its neighbours, from every other
  * GPU's and from the 0xFF bytes a destination is poisoned with. */
@@ -59,6 +71,22 @@ size_t bw_pattern_mismatch(const uint64_t *words, size_t n, int gpu);
  * slowest times, in GB/s (1e9 bytes/s); 0 when nothing was timed. */
 double bw_at_once_gbps(const double *ms, int n_gpus, int runs,
                        size_t bytes);
+
+/* Where the thread of one GPU of --all-gpus ran and its buffers lie. */
+enum { BW_PAGES_NOT_READABLE = -1, BW_PAGES_ON_SEVERAL = -2 };
+typedef struct {
+    int gpu;
+    char pci[32];     /* sysfs' name of the GPU, "0000:3b:00.0" */
+    int node;         /* the GPU's NUMA node, -1 if not known */
+    int bound_cpus;   /* the CPUs its thread ran on; 0: not bound */
+    int pages;        /* the node of its buffers' pages, or BW_PAGES_* */
+    int registered;   /* 1: malloc + cudaHostRegister; 0: cudaMallocHost */
+} bw_gpu_place;
+
+/* One line: "   GPU 0, 0000:3b:00.0: node 1; thread on its 48 CPUs;
+ * pages on node 1", with "not known", "not bound", "not readable" or
+ * "on several nodes" where so. */
+void bw_print_place(FILE *fp, const bw_gpu_place *place);
 
 /* One GPU's line of the --all-gpus table, GB/s; at_once_gbps is NaN
  * where nothing ran at once (one GPU). */

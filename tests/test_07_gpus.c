@@ -1,11 +1,13 @@
 /* test_07_gpus.c - what 07_bandwidth --all-gpus and --p2p compute and
  * print without a GPU: sysfs names, NUMA nodes and CPU lists (from a fake
  * sysfs tree), the copy pattern, the at-once rate, and the tables,
- * character for character. */
+ * character for character; and a thread bound to a node's CPUs. */
+#define _GNU_SOURCE   /* cpu_set_t, sched_getaffinity */
 #include "../07_bandwidth/gpus.h"
 #include "test.h"
 
 #include <math.h>
+#include <sched.h>
 #include <stdint.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -74,9 +76,52 @@ static void test_sysfs(void)
     EXPECT(bw_node_cpus(root, 2, cpus, sizeof cpus) == 0);  /* no CPUs */
     EXPECT(bw_node_cpus(root, 3, cpus, sizeof cpus) == -1);
     EXPECT(bw_node_cpus(root, -1, cpus, sizeof cpus) == -1);
+
+    /* Binding: to the first CPU we may use, listed as node 5's, then to
+     * a node whose one CPU is not ours (the thread stays as it was). */
+    cpu_set_t before, after;
+    EXPECT(sched_getaffinity(0, sizeof before, &before) == 0);
+    int ours = -1, not_ours = -1;
+    for (int c = 0; c < CPU_SETSIZE; c++) {
+        if (CPU_ISSET(c, &before) && ours < 0)
+            ours = c;
+        if (!CPU_ISSET(c, &before))
+            not_ours = c;
+    }
+    char list[32];
+    snprintf(list, sizeof list, "%d\n", ours);
+    put_file(root, "devices/system/node/node5/cpulist", list);
+    snprintf(list, sizeof list, "%d\n", not_ours);
+    put_file(root, "devices/system/node/node6/cpulist", list);
+    EXPECT(bw_bind_thread_to_node(root, 6) == 0);
+    EXPECT(sched_getaffinity(0, sizeof after, &after) == 0 &&
+           CPU_EQUAL(&after, &before));
+    EXPECT(bw_bind_thread_to_node(root, -1) == 0);
+    EXPECT(bw_bind_thread_to_node(root, 5) == 1);
+    EXPECT(sched_getaffinity(0, sizeof after, &after) == 0 &&
+           CPU_COUNT(&after) == 1 && CPU_ISSET(ours, &after));
+    EXPECT(sched_setaffinity(0, sizeof before, &before) == 0);
+
     char cmd[600];
     snprintf(cmd, sizeof cmd, "rm -r '%s'", root);
     EXPECT(system(cmd) == 0);
+}
+
+/* A touched page is on a node this machine has, or the kernel does not
+ * say (-1: no NUMA, or get_mempolicy refused). */
+static void test_page_node(void)
+{
+    char *page = malloc(1 << 16);
+    EXPECT(page != NULL);
+    if (!page)
+        return;
+    memset(page, 1, 1 << 16);
+    int node = bw_page_node(page + 4096);
+    char path[96];
+    snprintf(path, sizeof path, "/sys/devices/system/node/node%d", node);
+    EXPECT(node == -1 || access(path, F_OK) == 0);
+    printf("a page of this test lies on node %d\n", node);
+    free(page);
 }
 
 static void test_cpulist(void)
@@ -163,6 +208,25 @@ static void test_tables(void)
         "       0     1       55.50             -             -"
         "                -\n");
 
+    bw_gpu_place placed = {.gpu = 1, .pci = "0000:3b:00.0", .node = 1,
+                           .bound_cpus = 48, .pages = 1, .registered = 1};
+    PRINTED(text, bw_print_place(fp, &placed));
+    EXPECT_STR(text, "   GPU 1, 0000:3b:00.0: node 1; thread on its 48 "
+                     "CPUs; pages on node 1\n");
+    bw_gpu_place unknown = {.gpu = 0, .pci = "0000:19:00.0", .node = -1,
+                            .bound_cpus = 0,
+                            .pages = BW_PAGES_NOT_READABLE,
+                            .registered = 0};
+    PRINTED(text, bw_print_place(fp, &unknown));
+    EXPECT_STR(text, "   GPU 0, 0000:19:00.0: node not known; thread not "
+                     "bound; pages' node not readable (cudaMallocHost: no "
+                     "cudaHostRegister here)\n");
+    unknown.pages = BW_PAGES_ON_SEVERAL;
+    unknown.registered = 1;
+    PRINTED(text, bw_print_place(fp, &unknown));
+    EXPECT_STR(text, "   GPU 0, 0000:19:00.0: node not known; thread not "
+                     "bound; pages on several nodes\n");
+
     double gbps[9] = {1650.25, 381, NAN, 380.04, NAN, 12.5, NAN, 12.5,
                       1649};
     PRINTED(text, bw_print_matrix(fp, gbps, 3));
@@ -184,6 +248,7 @@ int main(void)
 {
     test_sysfs();
     test_cpulist();
+    test_page_node();
     test_pattern();
     test_at_once();
     test_tables();
