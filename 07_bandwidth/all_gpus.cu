@@ -218,8 +218,8 @@ static void report(const gpu_worker *w, int n, int d, cm_verdict *v)
                                                 : NAN};
         shares[g] = s;
     }
-    printf("\n%s, pinned: median of %d after %d warm-up(s); GB/s = 1e9 "
-           "bytes/s\n", d ? "D2H (device to host)" : "H2D (host to device)",
+    printf("\n%s: median of %d after %d warm-up(s); GB/s = 1e9 "
+           "bytes/s\n", d ? "D2H, device to host" : "H2D, host to device",
            run->repeat, run->warmup);
     bw_print_shares(stdout, shares, n, at_once_gbps);
     for (int c = ALONE_H2D + d; c < (n > 1 ? CASES : AT_ONCE_H2D); c += 2) {
@@ -252,16 +252,18 @@ int bw_select_every_gpu(void)
 int bw_all_gpus(size_t bytes, int warmup, int repeat)
 {
     int n = bw_select_every_gpu();
-    char text[64];
-    printf("\n--all-gpus: pinned copies of %s, host to GPU (H2D) and "
-           "back (D2H),\non each of the %d GPUs alone, then on all at "
-           "once. One host thread per GPU,\non the CPUs of the GPU's NUMA "
-           "node where sysfs says which; its buffers\nmalloc'd and first "
-           "touched there, then pinned in place (cudaHostRegister)\n",
-           cm_fmt_bytes(bytes, text, sizeof text), n);
+    char text[64], gpus[64] = "on the one GPU";
+    if (n > 1)
+        snprintf(gpus, sizeof gpus, "on each of the %d GPUs alone, then "
+                 "all at once", n);
+    printf("\n--all-gpus: pinned copies of %s\n(H2D: host to GPU, D2H: "
+           "back), %s.\nOne host thread per GPU, on the CPUs of the GPU's "
+           "NUMA node where sysfs says\nwhich: it mallocs its buffers, "
+           "touches them first (a page lands on the node of\nthe CPU that "
+           "first touches it), then pins them (cudaHostRegister)\n",
+           cm_fmt_bytes(bytes, text, sizeof text), gpus);
     if (n == 1)
-        printf("only one GPU: nothing to run at once, only the GPU "
-               "alone\n");
+        printf("only one GPU: nothing to run at once\n");
     cm_require_host_bytes(cm_mul_size(2 * (size_t)n, bytes, "--all-gpus"),
                           "two pinned buffers per GPU");
     size_t samples = (size_t)CASES * n * repeat;

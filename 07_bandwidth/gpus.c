@@ -235,8 +235,8 @@ void bw_print_shares(FILE *fp, const bw_gpu_share *gpus, int n,
     print_rate(fp, 12, at_once_sum, "");
     print_rate(fp, 10, isnan(at_once_sum) ? NAN : 100.0, " %");
     print_rate(fp, 14, at_once_sum / alone_sum, "x");
-    fprintf(fp, "\n   all %d at once, their bytes over each round's "
-                "slowest GPU (median): %.2f GB/s\n", n, at_once_gbps);
+    fprintf(fp, "\n   all at once: all GPUs' bytes / each round's slowest "
+                "time, median: %.2f GB/s\n", at_once_gbps);
 }
 
 void bw_print_matrix(FILE *fp, const double *gbps, int n)

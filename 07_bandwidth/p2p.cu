@@ -153,8 +153,9 @@ static void measure_matrix(p2p_run *r, int both, int peer, cm_verdict *v)
     char what[64], detail[128];
     snprintf(what, sizeof what, "%s, peer access %s",
              both ? "both ways at once" : "one way", peer ? "on" : "off");
-    printf("\n%s: GB/s of the bytes copied%s; rows: from, columns: to\n",
-           what, both ? " both ways" : "");
+    printf("\n%s: GB/s of the bytes copied%s;\nrows: the GPU copied "
+           "from, columns: the GPU copied to\n", what,
+           both ? " both ways" : "");
     bw_print_matrix(stdout, gbps, n);
     if (t.bad == 0)
         snprintf(detail, sizeof detail, "%d of %d copies identical",
@@ -229,8 +230,8 @@ int bw_p2p(size_t bytes, int warmup, int repeat)
     cm_verdict verdict = {0};
     cm_fmt_bytes(bytes, text, sizeof text);
     if (n == 1) {
-        printf("\n--p2p: only one GPU, nothing to pair. For scale, a copy "
-               "of %s\nwithin GPU 0 (cudaMemcpyAsync device to device), "
+        printf("\n--p2p: only one GPU, nothing to pair.\nFor scale, a copy "
+               "of %s within GPU 0\n(cudaMemcpyAsync device to device), "
                "median of %d after %d warm-up(s):\n", text, repeat,
                warmup);
         p2p_tally t;
@@ -240,10 +241,10 @@ int bw_p2p(size_t bytes, int warmup, int repeat)
         cm_check_true(&verdict, "copy within GPU 0", t.bad == 0,
                       t.bad ? t.first_bad : "1 of 1 copies identical");
     } else {
-        printf("\n--p2p: copies of %s from each GPU to each other\n"
-               "(cudaMemcpyPeerAsync on the source GPU's stream; the "
-               "diagonal: a copy within\nthe GPU); median of %d after %d "
-               "warm-up(s), CUDA events; GB/s = 1e9 bytes/s\n", text,
+        printf("\n--p2p: copies of %s\nfrom each GPU to each other "
+               "(cudaMemcpyPeerAsync on the source GPU's stream;\nthe "
+               "diagonal: a copy within the GPU), median of %d after %d "
+               "warm-up(s), CUDA\nevents; GB/s = 1e9 bytes/s\n", text,
                repeat, warmup);
         printf("\nwhich GPU can access which (cudaDeviceCanAccessPeer; "
                "rows: the GPU that\naccesses, columns: the GPU whose "

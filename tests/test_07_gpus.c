@@ -195,8 +195,8 @@ static void test_tables(void)
         "            0.18x\n"
         "     sum            110.00         40.00      100.00 %"
         "            0.36x\n"
-        "   all 2 at once, their bytes over each round's slowest GPU "
-        "(median): 38.50 GB/s\n");
+        "   all at once: all GPUs' bytes / each round's slowest time, "
+        "median: 38.50 GB/s\n");
 
     /* One GPU: nothing ran at once, so no sum and dashes, not zeros. */
     bw_gpu_share one[1] = {
