@@ -267,13 +267,10 @@ int bw_all_gpus(size_t bytes, int warmup, int repeat)
     cm_require_host_bytes(cm_mul_size(2 * (size_t)n, bytes, "--all-gpus"),
                           "two pinned buffers per GPU");
     size_t samples = (size_t)CASES * n * repeat;
-    shared_run run;
-    memset(&run, 0, sizeof run);
-    run.n_gpus = n;
-    run.warmup = warmup;
-    run.repeat = repeat;
-    run.bytes = bytes;
-    run.ms = (double *)cm_host_alloc(samples * sizeof(double), "timings");
+    shared_run run = {.n_gpus = n, .warmup = warmup, .repeat = repeat,
+                      .bytes = bytes,
+                      .ms = (double *)cm_host_alloc(
+                          samples * sizeof(double), "the timings")};
     memset(run.ms, 0, samples * sizeof(double));
     if (pthread_barrier_init(&run.barrier, NULL, (unsigned)n) != 0) {
         fprintf(stderr, "%s: pthread_barrier_init failed\n",
@@ -284,10 +281,9 @@ int bw_all_gpus(size_t bytes, int warmup, int repeat)
         (size_t)n * sizeof *workers, "the GPUs' threads");
     pthread_t *threads = (pthread_t *)cm_host_alloc(
         (size_t)n * sizeof *threads, "the GPUs' threads");
-    memset(workers, 0, (size_t)n * sizeof *workers);
     for (int g = 0; g < n; g++) {
-        workers[g].run = &run;
-        workers[g].gpu = g;
+        gpu_worker w = {.run = &run, .gpu = g};
+        workers[g] = w;
         if (pthread_create(&threads[g], NULL, worker_main, &workers[g])) {
             fprintf(stderr, "%s: cannot start a thread for GPU %d\n",
                     cm_program_name(), g);

@@ -186,13 +186,9 @@ static void set_peer_access(p2p_run *r, int on)
 
 int bw_p2p(size_t bytes, int warmup, int repeat)
 {
-    p2p_run r;
-    memset(&r, 0, sizeof r);
-    r.n = bw_select_every_gpu();
-    r.bytes = bytes;
-    r.words = bytes / sizeof(uint64_t);
-    r.warmup = warmup;
-    r.repeat = repeat;
+    p2p_run r = {.n = bw_select_every_gpu(), .bytes = bytes,
+                 .words = bytes / sizeof(uint64_t), .warmup = warmup,
+                 .repeat = repeat};
     int n = r.n;
     cm_require_host_bytes(bytes, "the host buffer of the checks");
     r.h_check = (uint64_t *)cm_host_alloc(bytes, "the host buffer");
