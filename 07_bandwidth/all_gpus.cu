@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cuda_runtime.h>
 
@@ -48,7 +49,8 @@ typedef struct {
     shared_run *run;
     int gpu;
     bw_gpu_place place;  /* where its thread ran and its buffers lie */
-    uint64_t *h_src, *h_dst;   /* pinned: the pattern; what comes back */
+    uint64_t *h_src, *h_dst;   /* pinned, one allocation: the pattern;
+                                  what comes back */
     void *d_buf;
     size_t bad[CASES];   /* first wrong word of each case; words: none */
 } gpu_worker;
@@ -66,6 +68,21 @@ static int buffers_node(const gpu_worker *w)
             node = other < 0 ? BW_PAGES_NOT_READABLE : BW_PAGES_ON_SEVERAL;
     }
     return node;
+}
+
+/* Whole pages for a GPU's two buffers: cudaHostRegister pins whole pages,
+ * and refuses a page already pinned for a buffer that shares it. */
+static uint64_t *alloc_pages(size_t bytes)
+{
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    void *p = NULL;
+    cm_require_host_bytes(bytes, "a GPU's two buffers");
+    if (posix_memalign(&p, page, (bytes + page - 1) / page * page) != 0) {
+        fprintf(stderr, "%s: out of host memory for a GPU's buffers\n",
+                cm_program_name());
+        exit(CM_EXIT_FAIL);
+    }
+    return (uint64_t *)p;
 }
 
 /* In the GPU's own thread: bind it to the GPU's node, then allocate its
@@ -86,21 +103,16 @@ static void set_up(gpu_worker *w)
     CUDA_CHECK(cudaSetDevice(w->gpu));
     CUDA_CHECK(cudaDeviceGetAttribute(
         &p->registered, cudaDevAttrHostRegisterSupported, w->gpu));
-    if (p->registered) {
-        w->h_src = (uint64_t *)cm_host_alloc(bytes, "a GPU's source");
-        w->h_dst = (uint64_t *)cm_host_alloc(bytes, "a GPU's target");
-    } else {   /* the driver allocates these pages, where it chooses */
-        CUDA_CHECK(cudaMallocHost((void **)&w->h_src, bytes));
-        CUDA_CHECK(cudaMallocHost((void **)&w->h_dst, bytes));
-    }
+    if (p->registered)
+        w->h_src = alloc_pages(2 * bytes);
+    else   /* the driver allocates these pages, where it chooses */
+        CUDA_CHECK(cudaMallocHost((void **)&w->h_src, 2 * bytes));
+    w->h_dst = w->h_src + bytes / sizeof(uint64_t);
     bw_fill_pattern(w->h_src, bytes / sizeof(uint64_t), w->gpu);
     bw_poison_host(w->h_dst, bytes);
-    if (p->registered) {
-        CUDA_CHECK(cudaHostRegister(w->h_src, bytes,
+    if (p->registered)
+        CUDA_CHECK(cudaHostRegister(w->h_src, 2 * bytes,
                                     cudaHostRegisterDefault));
-        CUDA_CHECK(cudaHostRegister(w->h_dst, bytes,
-                                    cudaHostRegisterDefault));
-    }
     p->pages = buffers_node(w);
     cm_require_device_bytes(bytes, "a GPU's buffer");
     CUDA_CHECK(cudaMalloc(&w->d_buf, bytes));
@@ -111,12 +123,9 @@ static void tear_down(gpu_worker *w)
     CUDA_CHECK(cudaFree(w->d_buf));
     if (w->place.registered) {
         CUDA_CHECK(cudaHostUnregister(w->h_src));
-        CUDA_CHECK(cudaHostUnregister(w->h_dst));
         free(w->h_src);
-        free(w->h_dst);
     } else {
         CUDA_CHECK(cudaFreeHost(w->h_src));
-        CUDA_CHECK(cudaFreeHost(w->h_dst));
     }
 }
 
@@ -258,8 +267,8 @@ int bw_all_gpus(size_t bytes, int warmup, int repeat)
                  "all at once", n);
     printf("\n--all-gpus: pinned copies of %s\n(H2D: host to GPU, D2H: "
            "back), %s.\nOne host thread per GPU, on the CPUs of the GPU's "
-           "NUMA node where sysfs says\nwhich: it mallocs its buffers, "
-           "touches them first (a page lands on the node of\nthe CPU that "
+           "NUMA node where sysfs says\nwhich: it allocates its buffers, "
+           "touches them first (a page lands on the node\nof the CPU that "
            "first touches it), then pins them (cudaHostRegister)\n",
            cm_fmt_bytes(bytes, text, sizeof text), gpus);
     if (n == 1)

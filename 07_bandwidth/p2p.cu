@@ -232,8 +232,8 @@ int bw_p2p(size_t bytes, int warmup, int repeat)
                warmup);
         p2p_tally t;
         memset(&t, 0, sizeof t);
-        printf("   %.1f GB/s of the bytes copied\n",
-               measure_pair(&r, 0, 0, 0, &t));
+        double gbps = measure_pair(&r, 0, 0, 0, &t);
+        printf("   %.1f GB/s of the bytes copied\n", gbps);
         cm_check_true(&verdict, "copy within GPU 0", t.bad == 0,
                       t.bad ? t.first_bad : "1 of 1 copies identical");
     } else {
