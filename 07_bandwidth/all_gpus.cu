@@ -71,7 +71,8 @@ static int buffers_node(const gpu_worker *w)
 }
 
 /* Whole pages for a GPU's two buffers: cudaHostRegister pins whole pages,
- * and refuses a page already pinned for a buffer that shares it. */
+ * and a range that overlaps one registered already is refused
+ * (cudaErrorHostMemoryAlreadyRegistered), so we share no page. */
 static uint64_t *alloc_pages(size_t bytes)
 {
     size_t page = (size_t)sysconf(_SC_PAGESIZE);
