@@ -1,6 +1,7 @@
 # 07_bandwidth: the shared checks, its own bad inputs, sizes that do not
-# fit the host, GPU runs of every part and of the sweep, and the PNG that
-# `make plot-07` draws from a CSV (skipped where gnuplot is missing).
+# fit the host, GPU runs of every part, of the sweep, of --all-gpus and of
+# --p2p, and the PNG that `make plot-07` draws from a CSV (skipped where
+# gnuplot is missing).
 cm_chapter(07_bandwidth)
 cm_usage(07_bandwidth n_zero "--n: '0' must be at least 1" --n 0)
 cm_usage(07_bandwidth arrays_text "--arrays: size 'many' is not a number"
