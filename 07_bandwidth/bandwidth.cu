@@ -13,7 +13,9 @@
  * is ten separate 800 MB copies, not a batch.
  *
  * Run: make run-07    (options: make run-07 ARGS="--help"; a size sweep:
- *      make run-07 ARGS="--sweep --csv sweep.csv", then make plot-07)
+ *      make run-07 ARGS="--sweep --csv sweep.csv", then make plot-07;
+ *      every GPU of the machine: ARGS="--all-gpus" with the host, in
+ *      all_gpus.cu, and ARGS="--p2p" with each other, in p2p.cu)
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -340,7 +342,7 @@ int main(int argc, char **argv)
     size_t chunks = 16, streams = 4;
     size_t sweep_min = 4096, sweep_max = (size_t)1 << 30;
     long long work = 200;
-    int sweep = 0;
+    int sweep = 0, all_gpus = 0, p2p = 0;
     cm_opt own[] = {
         {.name = "n", .type = CM_OPT_SIZE, .value = &side, .metavar = "N",
          .help = "side of the N x N float64 array", .min = 1,
@@ -367,6 +369,10 @@ int main(int argc, char **argv)
         {.name = "max", .type = CM_OPT_SIZE, .value = &sweep_max,
          .metavar = "SIZE", .help = "largest size of --sweep", .min = 1,
          .max = (long long)1 << 40},
+        {.name = "all-gpus", .type = CM_OPT_FLAG, .value = &all_gpus,
+         .help = "instead: pinned copies, each GPU alone and all at once"},
+        {.name = "p2p", .type = CM_OPT_FLAG, .value = &p2p,
+         .help = "instead: copies between GPUs, every pair"},
     };
     cm_cli cli = {
         .program = "07_bandwidth",
@@ -378,16 +384,31 @@ int main(int argc, char **argv)
     cm_options opt = cm_options_default();
     cm_parse_or_exit(&cli, &opt, argc, argv);
 
-    /* Every input is checked before the GPU is touched. */
-    if (array_bytes % sizeof(double) != 0)
-        usage_error("--array-bytes must be a multiple of 8 (float64)");
-    /* An option that does nothing in the mode asked is refused, not
-     * ignored: the run would not be the one the user meant. */
-    if (sweep)
+    /* Every input is checked before the GPU is touched. An option that
+     * does nothing in the mode asked is refused, not ignored: the run
+     * would not be the one the user meant. */
+    const char *gpus_mode = all_gpus ? "with --all-gpus"
+                            : p2p    ? "with --p2p"
+                                     : NULL;
+    if (gpus_mode) {
+        cm_refuse_given(&cli, &opt, all_gpus ? "p2p" : "", gpus_mode);
+        cm_refuse_given(&cli, &opt, "n|arrays|array-bytes|chunks|streams|"
+                        "work|sweep|min|max", gpus_mode);
+        /* Shared options are not in cli, so refused here by hand (a
+         * --device 0 cannot be told from the default). */
+        char reason[96];
+        snprintf(reason, sizeof reason, "--%s does nothing %s",
+                 opt.csv ? "csv" : "device", gpus_mode);
+        if (opt.csv || opt.device != 0)
+            usage_error(reason);
+    } else if (sweep) {
         cm_refuse_given(&cli, &opt, "n|arrays|array-bytes|chunks|streams|"
                         "work", "with --sweep");
-    else
+    } else {
         cm_refuse_given(&cli, &opt, "min|max", "without --sweep");
+    }
+    if (array_bytes % sizeof(double) != 0)
+        usage_error("--array-bytes must be a multiple of 8 (float64)");
     if (sweep_min > sweep_max)
         usage_error("--min must not be larger than --max");
     if (opt.quick) {
@@ -411,6 +432,13 @@ int main(int argc, char **argv)
         return CM_EXIT_FAIL;
     }
 
+    if (all_gpus || p2p) {
+        /* The size at which part 2 finds the link's practical maximum. */
+        size_t bytes = opt.quick ? QUICK_CEILING_BYTES[2] : CEILING_BYTES[2];
+        return all_gpus ? bw_all_gpus(bytes, (int)opt.warmup,
+                                      (int)opt.repeat)
+                        : bw_p2p(bytes, (int)opt.warmup, (int)opt.repeat);
+    }
     if (sweep) {
         cm_require_host_bytes(cm_mul_size(4, sweep_max, "--max"),
                               "the sweep's four host buffers");

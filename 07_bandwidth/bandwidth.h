@@ -112,4 +112,19 @@ void bw_overlap(bw_report *r, bw_buffers *b, size_t chunks, size_t streams,
 int bw_sweep(size_t min, size_t max, int warmup, int repeat,
              cm_out_file *csv);
 
+/* Makes every visible GPU current in turn (cm_select_device: a line each,
+ * exit 77 without a usable one) and returns how many there are
+ * (all_gpus.cu). */
+int bw_select_every_gpu(void);
+
+/* --all-gpus: pinned copies of `bytes`, H2D and D2H, on each GPU alone,
+ * then on all at once, one host thread per GPU. Returns the exit status
+ * (all_gpus.cu). */
+int bw_all_gpus(size_t bytes, int warmup, int repeat);
+
+/* --p2p: copies of `bytes` between every pair of GPUs, one way and both
+ * ways at once, without peer access, then with it where a pair can have
+ * it. Returns the exit status (p2p.cu). */
+int bw_p2p(size_t bytes, int warmup, int repeat);
+
 #endif /* BW_BANDWIDTH_H */

@@ -1,6 +1,7 @@
 # 07_bandwidth: the shared checks, its own bad inputs, sizes that do not
-# fit the host, GPU runs of every part and of the sweep, and the PNG that
-# `make plot-07` draws from a CSV (skipped where gnuplot is missing).
+# fit the host, GPU runs of every part, of the sweep, of --all-gpus and of
+# --p2p, and the PNG that `make plot-07` draws from a CSV (skipped where
+# gnuplot is missing).
 cm_chapter(07_bandwidth)
 cm_usage(07_bandwidth n_zero "--n: '0' must be at least 1" --n 0)
 cm_usage(07_bandwidth arrays_text "--arrays: size 'many' is not a number"
@@ -22,6 +23,33 @@ cm_usage(07_bandwidth n_with_sweep
 cm_usage(07_bandwidth arrays_with_sweep
          "^07_bandwidth: --arrays does nothing with --sweep" --arrays 5
          --sweep)
+# --all-gpus and --p2p refuse what they would ignore, shared options
+# included, and each other, before they look for a GPU.
+cm_usage(07_bandwidth n_with_all_gpus
+         "^07_bandwidth: --n does nothing with --all-gpus" --all-gpus
+         --n 5000)
+cm_usage(07_bandwidth array_bytes_with_all_gpus
+         "^07_bandwidth: --array-bytes does nothing with --all-gpus"
+         --all-gpus --array-bytes 12)
+cm_usage(07_bandwidth max_with_p2p
+         "^07_bandwidth: --max does nothing with --p2p" --p2p --max 1G)
+cm_usage(07_bandwidth sweep_with_p2p
+         "^07_bandwidth: --sweep does nothing with --p2p" --sweep --p2p)
+cm_usage(07_bandwidth p2p_with_all_gpus
+         "^07_bandwidth: --p2p does nothing with --all-gpus" --p2p
+         --all-gpus)
+cm_usage(07_bandwidth csv_with_all_gpus
+         "^07_bandwidth: --csv does nothing with --all-gpus" --all-gpus
+         --csv r.csv)
+cm_usage(07_bandwidth device_with_p2p
+         "^07_bandwidth: --device does nothing with --p2p" --p2p
+         --device 1)
+foreach(mode all-gpus p2p)
+  string(REPLACE "-" "_" suffix ${mode})
+  cm_cpu_run(07_bandwidth.${suffix}_no_gpu exit 77
+             "^07_bandwidth: ${CM_NO_GPU_LINE}" "${BIN_DIR}/07_bandwidth"
+             --quick --${mode})
+endforeach()
 # --help prints size defaults as they are typed.
 add_test(07_bandwidth.help_sizes "${BIN_DIR}/07_bandwidth" --help)
 set_tests_properties(07_bandwidth.help_sizes PROPERTIES LABELS cpu
@@ -55,6 +83,12 @@ cm_gpu(07_bandwidth one_stream --quick --chunks 1 --streams 1 --repeat 1
 cm_gpu(07_bandwidth tiny --quick --n 2 --arrays 1 --array-bytes 8)
 cm_gpu(07_bandwidth sweep --quick --sweep --min 1001 --max 300000
        --csv sweep.csv)
+# Every GPU of the machine; on a machine with one GPU, that one alone and
+# a copy within it (nothing to run at once, nothing to pair).
+cm_gpu(07_bandwidth all_gpus --quick --all-gpus)
+cm_gpu(07_bandwidth all_gpus_one_run --quick --all-gpus --repeat 1
+       --warmup 0)
+cm_gpu(07_bandwidth p2p --quick --p2p)
 
 add_test(07_bandwidth.plot sh "${SRC_DIR}/07_bandwidth/test_plot.sh"
          "${SRC_DIR}")
