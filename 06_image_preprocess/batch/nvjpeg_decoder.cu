@@ -35,75 +35,27 @@
 #include "jpeg_screen.h"
 #include "nvjpeg_decoder.h"
 
-#ifndef CM_HAVE_NVJPEG
-
-int nj_built(void) { return 0; }
-
-nj_engine *nj_open(int max_batch, size_t width, size_t height,
-                   int n_parsers, cudaStream_t stream, char *why,
-                   size_t why_len)
-{
-    (void)max_batch; (void)width; (void)height; (void)n_parsers;
-    (void)stream;
-    snprintf(why, why_len, "%s", DECODER_NOT_BUILT);
-    return NULL;
-}
-const char *nj_describe(const nj_engine *e) { (void)e; return "none"; }
-const char *nj_screen(nj_engine *e, int parser, const uint8_t *data,
-                      size_t len)
-{
-    (void)e; (void)parser; (void)data; (void)len;
-    return DECODER_NOT_BUILT;
-}
-int nj_decode(nj_engine *e, int slot, const uint8_t *const *data,
-              const size_t *lengths, uint8_t *const *d_planes, int n,
-              char *why, size_t why_len)
-{
-    (void)e; (void)slot; (void)data; (void)lengths; (void)d_planes; (void)n;
-    snprintf(why, why_len, "%s", DECODER_NOT_BUILT);
-    return -1;
-}
-int nj_hybrid_decode(nj_engine *e, int parser, const uint8_t *data,
-                     size_t len, uint8_t *d_plane, char *why,
-                     size_t why_len)
-{
-    (void)e; (void)parser; (void)data; (void)len; (void)d_plane;
-    snprintf(why, why_len, "%s", DECODER_NOT_BUILT);
-    return -1;
-}
-int nj_hybrid_ready(const nj_engine *e) { (void)e; return 0; }
-void nj_allocations(const nj_engine *e, size_t *device, size_t *pinned)
-{
-    (void)e;
-    *device = *pinned = 0;
-}
-void nj_close(nj_engine *e) { (void)e; }
-
-#else /* CM_HAVE_NVJPEG */
+#ifdef CM_HAVE_NVJPEG
 
 #include <nvjpeg.h>
 
 static const char *nj_status_name(nvjpegStatus_t s)
 {
+#define NJ_NAME(status) case status: return #status
     switch (s) {
-    case NVJPEG_STATUS_SUCCESS: return "NVJPEG_STATUS_SUCCESS";
-    case NVJPEG_STATUS_NOT_INITIALIZED: return "NVJPEG_STATUS_NOT_INITIALIZED";
-    case NVJPEG_STATUS_INVALID_PARAMETER:
-        return "NVJPEG_STATUS_INVALID_PARAMETER";
-    case NVJPEG_STATUS_BAD_JPEG: return "NVJPEG_STATUS_BAD_JPEG";
-    case NVJPEG_STATUS_JPEG_NOT_SUPPORTED:
-        return "NVJPEG_STATUS_JPEG_NOT_SUPPORTED";
-    case NVJPEG_STATUS_ALLOCATOR_FAILURE:
-        return "NVJPEG_STATUS_ALLOCATOR_FAILURE";
-    case NVJPEG_STATUS_EXECUTION_FAILED:
-        return "NVJPEG_STATUS_EXECUTION_FAILED";
-    case NVJPEG_STATUS_ARCH_MISMATCH: return "NVJPEG_STATUS_ARCH_MISMATCH";
-    case NVJPEG_STATUS_INTERNAL_ERROR: return "NVJPEG_STATUS_INTERNAL_ERROR";
-    case NVJPEG_STATUS_IMPLEMENTATION_NOT_SUPPORTED:
-        return "NVJPEG_STATUS_IMPLEMENTATION_NOT_SUPPORTED";
-    case NVJPEG_STATUS_INCOMPLETE_BITSTREAM:
-        return "NVJPEG_STATUS_INCOMPLETE_BITSTREAM";
+    NJ_NAME(NVJPEG_STATUS_SUCCESS);
+    NJ_NAME(NVJPEG_STATUS_NOT_INITIALIZED);
+    NJ_NAME(NVJPEG_STATUS_INVALID_PARAMETER);
+    NJ_NAME(NVJPEG_STATUS_BAD_JPEG);
+    NJ_NAME(NVJPEG_STATUS_JPEG_NOT_SUPPORTED);
+    NJ_NAME(NVJPEG_STATUS_ALLOCATOR_FAILURE);
+    NJ_NAME(NVJPEG_STATUS_EXECUTION_FAILED);
+    NJ_NAME(NVJPEG_STATUS_ARCH_MISMATCH);
+    NJ_NAME(NVJPEG_STATUS_INTERNAL_ERROR);
+    NJ_NAME(NVJPEG_STATUS_IMPLEMENTATION_NOT_SUPPORTED);
+    NJ_NAME(NVJPEG_STATUS_INCOMPLETE_BITSTREAM);
     }
+#undef NJ_NAME
     return "unknown nvJPEG status";
 }
 
@@ -154,34 +106,31 @@ struct nj_engine {
     nvjpegHandle_t hybrid_handle;  /* NULL: no hybrid path */
     nj_hybrid *hybrid;             /* one a parser thread */
     int device;                    /* the CUDA device nj_open ran on */
-    /* Two decode states, used in turn: a batch is enqueued while the one
-     * before it may still run, and each state's own buffers must stay
-     * untouched until its batch is done. */
-    nvjpegJpegState_t state[NJ_STATES];
-    int initialized_n[NJ_STATES];
+    /* Decode states, one per batch in flight: a batch is enqueued while
+     * those before it may still run, and each state's own buffers must
+     * stay untouched until its batch is done. */
+    nvjpegJpegState_t *state;
+    int *initialized_n;
     nvjpegJpegStream_t *parsers;  /* one parsed-stream object a thread */
-    int n_parsers, max_batch, hardware;
+    int n_parsers, n_states, max_batch, hardware;
     size_t width, height;
-    cudaStream_t stream;
     nvjpegImage_t *planes;
     char text[96];
 };
 
 int nj_built(void) { return 1; }
 
+static nvjpegDevAllocator_t counted_dev = {count_dev_malloc,
+                                           count_dev_free};
+static nvjpegPinnedAllocator_t counted_pinned = {count_pinned_malloc,
+                                                 count_pinned_free};
+
 /* nvjpegCreateEx for one backend; the status says whether it exists. */
 static nvjpegStatus_t create(nvjpegBackend_t backend, nvjpegHandle_t *h)
 {
-    static nvjpegDevAllocator_t dev = {count_dev_malloc, count_dev_free};
-    static nvjpegPinnedAllocator_t pinned = {count_pinned_malloc,
-                                             count_pinned_free};
-    return nvjpegCreateEx(backend, &dev, &pinned, NVJPEG_FLAGS_DEFAULT, h);
+    return nvjpegCreateEx(backend, &counted_dev, &counted_pinned,
+                          NVJPEG_FLAGS_DEFAULT, h);
 }
-
-static nvjpegDevAllocator_t hybrid_dev = {count_dev_malloc,
-                                          count_dev_free};
-static nvjpegPinnedAllocator_t hybrid_pinned = {count_pinned_malloc,
-                                                count_pinned_free};
 
 /* Destroys the first `made` decoder sets (the last one may hold only
  * its decoder) and the hybrid handle h. */
@@ -227,8 +176,8 @@ static void open_hybrid(nj_engine *e)
     e->hybrid = (nj_hybrid *)calloc((size_t)e->n_parsers,
                                     sizeof *e->hybrid);
     if (!e->hybrid) {
-        fprintf(stderr, "06_image_preprocess: not enough memory for "
-                "nvJPEG's hybrid decoders\n");
+        fprintf(stderr, "imgbatch: not enough memory for nvJPEG's hybrid "
+                "decoders\n");
         exit(1);
     }
     for (int k = 0; k < e->n_parsers; k++) {
@@ -242,9 +191,9 @@ static void open_hybrid(nj_engine *e)
             return;
         }
         NVJPEG_CHECK(nvjpegDecoderStateCreate(h, t->decoder, &t->state));
-        NVJPEG_CHECK(nvjpegBufferPinnedCreate(h, &hybrid_pinned,
+        NVJPEG_CHECK(nvjpegBufferPinnedCreate(h, &counted_pinned,
                                               &t->pinned));
-        NVJPEG_CHECK(nvjpegBufferDeviceCreate(h, &hybrid_dev, &t->device));
+        NVJPEG_CHECK(nvjpegBufferDeviceCreate(h, &counted_dev, &t->device));
         NVJPEG_CHECK(nvjpegStateAttachPinnedBuffer(t->state, t->pinned));
         NVJPEG_CHECK(nvjpegStateAttachDeviceBuffer(t->state, t->device));
         NVJPEG_CHECK(nvjpegDecodeParamsCreate(h, &t->params));
@@ -258,8 +207,7 @@ static void open_hybrid(nj_engine *e)
 }
 
 nj_engine *nj_open(int max_batch, size_t width, size_t height,
-                   int n_parsers, cudaStream_t stream, char *why,
-                   size_t why_len)
+                   int n_parsers, int n_states, char *why, size_t why_len)
 {
     nvjpegHandle_t handle;
     int hardware = 1;
@@ -284,25 +232,28 @@ nj_engine *nj_open(int max_batch, size_t width, size_t height,
     }
     device_allocs = pinned_allocs = 0;  /* the counts start here */
     nj_engine *e = (nj_engine *)calloc(1, sizeof *e);
-    nvjpegJpegStream_t *parsers = (nvjpegJpegStream_t *)calloc(
-        (size_t)n_parsers, sizeof *parsers);
-    nvjpegImage_t *planes = (nvjpegImage_t *)calloc((size_t)max_batch,
-                                                    sizeof *planes);
-    if (!e || !parsers || !planes) {
-        fprintf(stderr, "06_image_preprocess: not enough memory for "
-                "nvJPEG's batch lists\n");
+    if (e) {
+        e->parsers = (nvjpegJpegStream_t *)calloc((size_t)n_parsers,
+                                                  sizeof *e->parsers);
+        e->planes = (nvjpegImage_t *)calloc((size_t)max_batch,
+                                            sizeof *e->planes);
+        e->state = (nvjpegJpegState_t *)calloc((size_t)n_states,
+                                               sizeof *e->state);
+        e->initialized_n = (int *)calloc((size_t)n_states, sizeof(int));
+    }
+    if (!e || !e->parsers || !e->planes || !e->state || !e->initialized_n) {
+        fprintf(stderr, "imgbatch: not enough memory for nvJPEG's batch "
+                "lists\n");
         exit(1);
     }
     e->handle = handle;
     e->hardware = hardware;
-    e->parsers = parsers;
-    e->planes = planes;
     e->n_parsers = n_parsers;
+    e->n_states = n_states;
     e->max_batch = max_batch;
     e->width = width;
     e->height = height;
-    e->stream = stream;
-    for (int k = 0; k < NJ_STATES; k++) {
+    for (int k = 0; k < n_states; k++) {
         e->initialized_n[k] = -1;
         NVJPEG_CHECK(nvjpegJpegStateCreate(handle, &e->state[k]));
     }
@@ -317,7 +268,7 @@ nj_engine *nj_open(int max_batch, size_t width, size_t height,
          * for cudaMalloc (4:4:4 needs the most of them). Not fatal if
          * refused: nvJPEG then allocates at the first batches, which the
          * warm-up takes, and the report counts what it allocated. */
-        for (int k = 0; k < NJ_STATES; k++) {
+        for (int k = 0; k < n_states; k++) {
             st = nvjpegDecodeBatchedPreAllocate(
                 handle, e->state[k], max_batch, (int)width, (int)height,
                 NVJPEG_CSS_444, NVJPEG_OUTPUT_Y);
@@ -357,9 +308,9 @@ const char *nj_screen(nj_engine *e, int parser, const uint8_t *data,
     return refused ? "refused by nvjpegDecodeBatchedSupported" : NULL;
 }
 
-int nj_decode(nj_engine *e, int slot, const uint8_t *const *data,
-              const size_t *lengths, uint8_t *const *d_planes, int n,
-              char *why, size_t why_len)
+int nj_decode(nj_engine *e, int slot, cudaStream_t stream,
+              const uint8_t *const *data, const size_t *lengths,
+              uint8_t *const *d_planes, int n, char *why, size_t why_len)
 {
     nvjpegStatus_t st = NVJPEG_STATUS_SUCCESS;
     if (n != e->initialized_n[slot]) {
@@ -381,7 +332,7 @@ int nj_decode(nj_engine *e, int slot, const uint8_t *const *data,
         e->planes[i].pitch[0] = e->width;
     }
     st = nvjpegDecodeBatched(e->handle, e->state[slot], data, lengths,
-                             e->planes, e->stream);
+                             e->planes, stream);
     if (st != NVJPEG_STATUS_SUCCESS) {
         snprintf(why, why_len, "nvjpegDecodeBatched failed: %s (%d)",
                  nj_status_name(st), (int)st);
@@ -470,11 +421,13 @@ void nj_close(nj_engine *e)
         close_hybrid(e, e->n_parsers, e->hybrid_handle);
     for (int t = 0; t < e->n_parsers; t++)
         NVJPEG_CHECK(nvjpegJpegStreamDestroy(e->parsers[t]));
-    for (int k = 0; k < NJ_STATES; k++)
+    for (int k = 0; k < e->n_states; k++)
         NVJPEG_CHECK(nvjpegJpegStateDestroy(e->state[k]));
     NVJPEG_CHECK(nvjpegDestroy(e->handle));
     free(e->parsers);
     free(e->planes);
+    free(e->state);
+    free(e->initialized_n);
     free(e);
 }
 
