@@ -71,7 +71,7 @@ void bare_decode(batch_run *r, int passes, cm_verdict *v)
             size_t first = k * batch;
             size_t count = n_gpu - first < batch ? n_gpu - first : batch;
             for (size_t i = 0; i < count; i++)
-                planes[i] = pipeline_planes(r, lane) + i * r->pixels;
+                planes[i] = r->bufs[lane].d_planes + i * r->pixels;
             if (nj_decode(engine, lane, r->lanes[lane], data + first,
                           lengths + first, planes, (int)count, why,
                           sizeof why) != 0) {
@@ -95,8 +95,8 @@ void bare_decode(batch_run *r, int passes, cm_verdict *v)
     int lane = (int)(last % (size_t)lanes);
     size_t first = last * batch, count = n_gpu - first;
     cudaStream_t stream = r->lanes[lane];
-    float *d_out = pipeline_tensor(r, lane);
-    launch_normalize_flip(d_out, pipeline_planes(r, lane), r->src->width,
+    float *d_out = r->bufs[lane].d_out;
+    launch_normalize_flip(d_out, r->bufs[lane].d_planes, r->src->width,
                           count * r->src->height, stream);
     for (size_t i = 0; i < count; i++) {
         size_t image = image_of[first + i], width = r->src->width;

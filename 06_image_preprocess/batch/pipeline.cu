@@ -39,35 +39,10 @@
 #include "batch_report.h"
 #include "pipeline.h"
 
-/* Batches queued for the readers ahead of the one being submitted. */
-enum { LOOKAHEAD = 2 };
 static const double PROGRESS_EVERY_MS = 250;
 /* A decoder that fails every batch says so this many times, not more
  * (the routed: line counts them all). */
 static const int MAX_FAILURE_LINES = 3;
-
-/* One batch: its files' bytes, their routes, the staging of the
- * CPU-decoded planes, and its part of the tensor. */
-struct batch_buf {
-    batch_run *run;
-    size_t job;                /* the readers' job that fills it */
-    size_t check_job;          /* their check of its tensor ... */
-    int checking;              /* ... while 1 */
-    size_t first, count;       /* images first .. first + count - 1 */
-    int lane;                  /* its stream and nvJPEG state */
-    uint8_t *h_bits;           /* the files, pinned, one after another */
-    size_t *offset;            /* each file's place in h_bits */
-    route *how;                /* by item: where it was decoded */
-    const char **why;          /* why not by the batched decoder */
-    char (*err)[BATCH_ERR_LEN];
-    size_t *item_of;           /* tensor position -> item */
-    uint8_t *h_planes;         /* CPU-decoded planes, pinned, by item */
-    uint8_t *d_planes;         /* the batch's planes, on the GPU */
-    float *d_out, *h_out;      /* its tensor; h_out: back on the host */
-    size_t good, out_first;    /* images kept, their first tensor index */
-    cudaEvent_t done;
-    int in_flight;
-};
 
 /* Reads a whole file into dst, which holds exactly `expected` bytes (its
  * size when it was checked). Returns 0 or -1 with err. */
@@ -294,7 +269,7 @@ size_t pipeline_pass(batch_run *r, pass_counts *c, const char *label)
     memset(c, 0, sizeof *c);
     for (int th = 0; th < r->threads; th++)
         r->per_thread[th].read_ms = r->per_thread[th].check_ms = 0;
-    for (size_t k = 0; k < LOOKAHEAD && k < n_batches; k++)
+    for (size_t k = 0; k < PIPELINE_LOOKAHEAD && k < n_batches; k++)
         read_batch(r, &r->bufs[k], k);
     for (size_t k = 0; k < n_batches; k++) {
         batch_buf *x = &r->bufs[k % n_bufs];
@@ -307,10 +282,11 @@ size_t pipeline_pass(batch_run *r, pass_counts *c, const char *label)
          * once the readers have checked it, they may fill it. */
         if (k >= lanes)
             finish(r, &r->bufs[(k - lanes) % n_bufs], c);
-        if (k + LOOKAHEAD < n_batches) {
-            batch_buf *y = &r->bufs[(k + LOOKAHEAD) % n_bufs];
+        if (k + PIPELINE_LOOKAHEAD < n_batches) {
+            size_t ahead = k + PIPELINE_LOOKAHEAD;
+            batch_buf *y = &r->bufs[ahead % n_bufs];
             wait_check(r, y, c);
-            read_batch(r, y, k + LOOKAHEAD);
+            read_batch(r, y, ahead);
         }
         submit(r, x, c);
         if (show_progress && cm_now_ms() - shown >= PROGRESS_EVERY_MS) {
@@ -330,110 +306,4 @@ size_t pipeline_pass(batch_run *r, pass_counts *c, const char *label)
     if (show_progress)
         fprintf(stderr, "\r%60s\r", "");  /* the progress line goes */
     return c->n_out;
-}
-
-void pipeline_start(batch_run *r)
-{
-    const batch_source *src = r->src;
-    r->pixels = cm_mul_size(src->width, src->height, "an image");
-    r->n_images = src->list->count;
-    r->n_bufs = r->b->streams + 1 + LOOKAHEAD;
-    int back = !r->b->keep_on_gpu && !r->b->bare_decode;
-    size_t batch_pixels = cm_mul_size(r->max_batch, r->pixels, "a batch");
-    size_t tensor_bytes = cm_mul_size(batch_pixels, sizeof(float),
-                                      "a batch's tensor");
-    r->n_sample_rows = src->height < SAMPLE_ROWS ? src->height : SAMPLE_ROWS;
-    for (size_t k = 0; k < r->n_sample_rows; k++)
-        r->sample_y[k] = r->n_sample_rows == 1 ? 0
-                         : k * (src->height - 1) / (r->n_sample_rows - 1);
-    /* The largest run of max_batch consecutive files sizes the pinned
-     * buffers for files. */
-    size_t bits_bytes = 1;
-    for (size_t first = 0; first < r->n_images; first += r->max_batch) {
-        size_t sum = 0;
-        for (size_t i = first; i < first + r->max_batch && i < r->n_images;
-             i++)
-            sum += r->bytes[i];
-        bits_bytes = sum > bits_bytes ? sum : bits_bytes;
-    }
-    size_t samples_bytes = r->n_images * r->n_sample_rows * src->width *
-                           sizeof(float);
-    size_t n = (size_t)r->n_bufs;
-    cm_require_host_bytes(n * (bits_bytes + batch_pixels +
-                               (back ? tensor_bytes : 0)) + samples_bytes,
-                          "the pinned batch buffers");
-    cm_require_device_bytes(n * (batch_pixels + tensor_bytes),
-                            "the batches' planes and tensors");
-    r->bufs = (batch_buf *)cm_host_alloc(n * sizeof(batch_buf), "batches");
-    memset(r->bufs, 0, n * sizeof(batch_buf));
-    for (size_t k = 0; k < n; k++) {
-        batch_buf *x = &r->bufs[k];
-        x->run = r;
-        CUDA_CHECK(cudaMallocHost(&x->h_bits, bits_bytes));
-        CUDA_CHECK(cudaMallocHost(&x->h_planes, batch_pixels));
-        CUDA_CHECK(cudaMalloc(&x->d_planes, batch_pixels));
-        CUDA_CHECK(cudaMalloc(&x->d_out, tensor_bytes));
-        if (back)
-            CUDA_CHECK(cudaMallocHost(&x->h_out, tensor_bytes));
-        CUDA_CHECK(cudaEventCreateWithFlags(&x->done,
-                                            cudaEventDisableTiming));
-        size_t m = r->max_batch;
-        x->offset = (size_t *)cm_host_alloc(m * sizeof(size_t), "offsets");
-        x->how = (route *)cm_host_alloc(m * sizeof(route), "routes");
-        x->why = (const char **)cm_host_alloc(m * sizeof(char *), "routes");
-        x->err = (char (*)[BATCH_ERR_LEN])cm_host_alloc(m * BATCH_ERR_LEN,
-                                                        "messages");
-        x->item_of = (size_t *)cm_host_alloc(m * sizeof(size_t), "items");
-    }
-    r->lanes = (cudaStream_t *)cm_host_alloc(
-        (size_t)r->b->streams * sizeof(cudaStream_t), "streams");
-    for (int k = 0; k < r->b->streams; k++)
-        CUDA_CHECK(cudaStreamCreate(&r->lanes[k]));
-    CUDA_CHECK(cudaMallocHost(&r->h_samples, samples_bytes ? samples_bytes
-                                                           : 1));
-    r->gpu_decoded = (uint8_t *)cm_host_alloc(r->n_images, "routes");
-    r->out_index = (size_t *)cm_host_alloc(r->n_images * sizeof(size_t),
-                                           "tensor index");
-    r->per_thread = (thread_counts *)calloc((size_t)r->threads,
-                                            sizeof(thread_counts));
-    if (!r->per_thread)
-        batch_fail("not enough memory for the reader threads' counts");
-    char files[32], planes[32], tensor[32];
-    printf("pipeline: %d batch buffers in turn on %d CUDA streams, each "
-           "with pinned %s for files and %s for CPU-decoded planes, and a "
-           "%s tensor on the GPU%s\n", r->n_bufs, r->b->streams,
-           cm_fmt_bytes_short(bits_bytes, files, sizeof files),
-           cm_fmt_bytes_short(batch_pixels, planes, sizeof planes),
-           cm_fmt_bytes_short(tensor_bytes, tensor, sizeof tensor),
-           back ? " (and pinned, for it back)" : "");
-}
-
-uint8_t *pipeline_planes(batch_run *r, int k) { return r->bufs[k].d_planes; }
-float *pipeline_tensor(batch_run *r, int k) { return r->bufs[k].d_out; }
-
-void pipeline_stop(batch_run *r)
-{
-    for (int k = 0; k < r->n_bufs; k++) {
-        batch_buf *x = &r->bufs[k];
-        CUDA_CHECK(cudaFreeHost(x->h_bits));
-        CUDA_CHECK(cudaFreeHost(x->h_planes));
-        CUDA_CHECK(cudaFree(x->d_planes));
-        CUDA_CHECK(cudaFree(x->d_out));
-        if (x->h_out)
-            CUDA_CHECK(cudaFreeHost(x->h_out));
-        CUDA_CHECK(cudaEventDestroy(x->done));
-        free(x->offset);
-        free(x->how);
-        free(x->why);
-        free(x->err);
-        free(x->item_of);
-    }
-    for (int k = 0; k < r->b->streams; k++)
-        CUDA_CHECK(cudaStreamDestroy(r->lanes[k]));
-    CUDA_CHECK(cudaFreeHost(r->h_samples));
-    free(r->bufs);
-    free(r->lanes);
-    free(r->gpu_decoded);
-    free(r->out_index);
-    free(r->per_thread);
 }

@@ -1,8 +1,9 @@
-/* pipeline.h - the batch tool's one pipeline (pipeline.cu): files read
- * and decoded by reader threads, batches normalized and flipped on the
- * GPU, the tensor kept there or brought back (and appended to the .npy),
- * every image checked. Its checks are batch_check.c, its report
- * batch_report.c; --bare-decode is bare_decode.cu; imgbatch.cu drives it.
+/* pipeline.h - the batch tool's one pipeline (pipeline.cu; its buffers
+ * pipeline_setup.cu): files read and decoded by reader threads, batches
+ * normalized and flipped on the GPU, the tensor kept there or brought
+ * back (and appended to the .npy), every image checked. Its checks are
+ * batch_check.c, its report batch_report.c; --bare-decode is
+ * bare_decode.cu; imgbatch.cu drives it.
  *
  *   batch_run r = {.b = &options, .src = &src, ...};    (imgbatch.cu)
  *   pipeline_start(&r);                  buffers, streams; prints a line
@@ -60,9 +61,12 @@ typedef struct {
     size_t first_worse;
 } thread_counts;
 
+/* Batches queued for the readers ahead of the one being submitted. */
+enum { PIPELINE_LOOKAHEAD = 2 };
+
 typedef struct batch_buf batch_buf;
 
-typedef struct {
+typedef struct batch_run {
     /* filled by the caller */
     const batch_options *b;
     batch_source *src;           /* the checked files, the batch's size */
@@ -86,6 +90,29 @@ typedef struct {
     int batch_failures;          /* batches nvJPEG failed (lines said) */
 } batch_run;
 
+/* One batch: its files' bytes, their routes, the staging of the
+ * CPU-decoded planes, and its part of the tensor. */
+struct batch_buf {
+    struct batch_run *run;
+    size_t job;                /* the readers' job that fills it */
+    size_t check_job;          /* their check of its tensor ... */
+    int checking;              /* ... while 1 */
+    size_t first, count;       /* images first .. first + count - 1 */
+    int lane;                  /* its stream and nvJPEG state */
+    uint8_t *h_bits;           /* the files, pinned, one after another */
+    size_t *offset;            /* each file's place in h_bits */
+    route *how;                /* by item: where it was decoded */
+    const char **why;          /* why not by the batched decoder */
+    char (*err)[BATCH_ERR_LEN];
+    size_t *item_of;           /* tensor position -> item */
+    uint8_t *h_planes;         /* CPU-decoded planes, pinned, by item */
+    uint8_t *d_planes;         /* the batch's planes, on the GPU */
+    float *d_out, *h_out;      /* its tensor; h_out: back on the host */
+    size_t good, out_first;    /* images kept, their first tensor index */
+    cudaEvent_t done;
+    int in_flight;
+};
+
 /* Allocates the batch buffers, streams and the check's rows (after
  * cm_select_device and decoder_open) and prints the pipeline: line.
  * Exits 1 if memory is short. */
@@ -95,11 +122,6 @@ void pipeline_start(batch_run *r);
  * (c->n_out). A file that cannot be used stops the program (exit 1,
  * naming it) unless --skip-bad. */
 size_t pipeline_pass(batch_run *r, pass_counts *c, const char *label);
-
-/* The device planes and tensor of buffer k (below r->streams), its
- * stream's index, for --bare-decode. */
-uint8_t *pipeline_planes(batch_run *r, int k);
-float *pipeline_tensor(batch_run *r, int k);
 
 void pipeline_stop(batch_run *r);
 
