@@ -29,6 +29,7 @@ cm_usage(${ch} batch_option "unknown option '--resize'"
          --resize 8x8 --synthetic 9x9)
 cm_usage(${ch} decoder_option "unknown option '--decoder'"
          --decoder gpu a.jpg)
+cm_usage(${ch} list_option "unknown option '--list'" --list files.txt)
 
 # imgbatch's own usage errors and shared options; tool_usage(SUFFIX REGEX
 # ARGS...): exit 2 and one stderr line "imgbatch: REGEX".

@@ -371,6 +371,12 @@ static void test_batch_inputs(void)
     EXPECT(dst[W + 2] == gray_at(2, 1));
     path_list_free(&list);
 
+    /* One file is a batch of one. */
+    one[0] = (char *)at("gray.png");
+    EXPECT(inputs_collect(one, 1, NULL, &list, err, sizeof err) == 0);
+    EXPECT(list.count == 1 && strstr(list.paths[0], "gray.png"));
+    path_list_free(&list);
+
     one[0] = (char *)at("emptydir");
     EXPECT(inputs_collect(one, 1, NULL, &list, err, sizeof err) == -1);
     EXPECT(strstr(err, "emptydir: no image files") != NULL);
