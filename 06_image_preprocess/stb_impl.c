@@ -7,7 +7,7 @@
  * stb is not our code, so the warnings it has drawn from some compilers and
  * stb versions are silenced here, around its includes only; the rest of
  * the chapter keeps -Wall -Wextra -Werror. The failure reason stb_image
- * keeps is thread-local (C11), so the decode threads of the batch
+ * keeps is thread-local (C11), so the reader threads of the batch
  * pipeline do not overwrite each other's; so is the allocation limit.
  */
 #include "stb_impl.h"
