@@ -30,7 +30,7 @@ decoder *decoder_open(const decoder_plan *plan, const batch_source *src,
         exit(1);
     }
     d->src = src;
-    d->cpu_why = plan->cpu_why;
+    d->cpu_why = plan->cpu_why ? plan->cpu_why : "no GPU decoder";
     if (plan->try_nvjpeg) {
         char why[256];
         d->engine = nj_open(max_batch, src->width, src->height, threads,

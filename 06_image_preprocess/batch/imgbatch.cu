@@ -150,7 +150,7 @@ static void run_passes(batch_run *r, int passes, size_t skipped,
 
     /* The checks: the tensors that came back, every pixel, while the
      * passes ran; now the sampled rows against stb_image (untimed). */
-    char text[256];
+    char text[1280];
     if (!b->keep_on_gpu) {
         size_t checked = 0, bad = 0, first = 0;
         for (int th = r->threads - 1; th >= 0; th--) {
