@@ -3,8 +3,9 @@
 # has two programs: its lesson, NN_topic/lesson.cu alone, built as
 # $(BUILD)/bin/NN_topic.lesson (exercise.cu beside it as .exercise), and its
 # lab, $(BUILD)/bin/NN_topic, built from every other .cu and .c file in the
-# folder and its subfolders; the lab's main() lives in a .cu, so tests can
-# link its .c files.
+# folder (a subfolder holds a program of its own, built by the chapter's
+# extra.mk); the lab's main() lives in a .cu, so tests can link its .c
+# files.
 
 CUDA_PATH   ?= /usr/local/cuda
 NVCC        ?= $(CUDA_PATH)/bin/nvcc
@@ -69,7 +70,7 @@ LIBCOMMON := $(BUILD)/lib/libcommon.a
 
 num    = $(firstword $(subst _, ,$(1)))
 lab_src = $(if $(1),$(filter-out %/lesson.cu %/exercise.cu,\
-  $(wildcard $(1)/*.cu $(1)/*.c $(1)/*/*.cu $(1)/*/*.c)))
+  $(wildcard $(1)/*.cu $(1)/*.c)))
 objs   = $(patsubst %,$(BUILD)/obj/%.o,$(call lab_src,$(1)))
 c_objs = $(patsubst %,$(BUILD)/obj/%.o,$(filter %.c,$(call lab_src,$(1))))
 # Lessons and exercises stand alone: no common/, no project headers, built
@@ -226,6 +227,8 @@ help:
 	@echo "  make exercise-NN build and run its exercise (prints FAIL until you solve it)"
 	@echo "  make NN          build one chapter's lab, e.g. make 03 -> $(BIN)/03_matmul"
 	@echo "  make run-NN      build and run the lab with the tutorial's sizes; ARGS=\"...\" passes options"
+	@echo "  make imgbatch    build 06's batch tool (06_image_preprocess/batch/) -> $(BIN)/imgbatch"
+	@echo "  make run-06-batch ARGS=\"DIR ...\"  build and run it: image files into one (N, H, W) tensor"
 	@echo "  make compare-NN  chapter NN's C lab and the tutorial's CuPy code on this GPU, one table"
 	@echo "                   (needs CuPy; ARGS=--quick for small sizes)"
 	@echo "  make compare     every chapter with a cupy_original.py, then one summary row each"

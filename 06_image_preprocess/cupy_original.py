@@ -26,6 +26,12 @@ Where this file differs from the tutorial's text, and why:
 - "CuPy, written well" is one cp.ElementwiseKernel over the flipped uint8
   view: it reads each byte once and writes each float once, contiguous,
   as the C lab's fused kernel does.
+- Four more rows, on the CuPy side only, measure what sets the time of
+  CuPy's elementwise kernels: the same one-kernel step on the unflipped
+  image (every read contiguous), and a plain copy y = x as an elementwise
+  kernel of 2 bytes (uint8) and of 8 bytes (float32) a pixel, and as one
+  cudaMemcpy of the float32 tensor. Kernels that move different bytes in
+  the same time are not limited by the bytes they move.
 
 Timing, as the C lab times the same steps: kernels between CUDA events
 recorded back to back on one stream (2 warm-up runs, then the median of
@@ -62,6 +68,10 @@ S_ASTYPE = "  astype(float32)"                  # "astype(float32)"
 S_DIVIDE = "  / 255.0"                          # "/ 255.0 (in place)"
 S_FLIP = "  flip copy"                          # "flip copy"
 S_FUSED = "normalize + flip, 1 kernel"          # "fused (1 kernel)"
+S_NOFLIP = "  the same, no flip"                # CuPy side only (and below)
+S_COPY_U8 = "  y = x, uint8"
+S_COPY_F32 = "  y = x, float32"
+S_MEMCPY = "  cudaMemcpy, float32"
 S_PAGEABLE = "round trip, pageable"             # "pageable round trip"
 S_PINNED = "round trip, pinned"                 # "pinned round trip"
 
@@ -343,6 +353,8 @@ def measure(quick):
                                      (5, 8, 8)):
                 rows.append(_row(name, ms, per * pixels, ok))
 
+    rows += probes(image, ref, image_cp, out, normalize, stream, repeat)
+
     # Round trips: the image in, the kernel, the tensor out, on the host
     # clock. Pageable: the image as the reader returned it, cp.asarray as
     # the tutorial has it, into a NumPy array made once (as the C lab's).
@@ -372,6 +384,50 @@ def measure(quick):
         ms = time_host(fn, WARMUP, repeat)
         rows.append(_row(step, ms, 5 * pixels, np.array_equal(host, ref),
                          checksum(host)))
+    return rows
+
+
+def probes(image, ref, image_cp, out, normalize, stream, repeat):
+    """Rows that tell what sets an elementwise kernel's time in CuPy (the
+    C lab has none of them): the one-kernel step without the flip's
+    negative stride, and copies of 2 and 8 bytes a pixel, elementwise
+    and as one cudaMemcpy. Each result checked against NumPy."""
+    pixels = image.size
+    copy_u8 = cp.ElementwiseKernel("uint8 x", "uint8 y", "y = x", "copy_u8")
+    copy_f32 = cp.ElementwiseKernel("float32 x", "float32 y", "y = x",
+                                    "copy_f32")
+    with stream:
+        u8 = cp.empty_like(image_cp)
+        src = cp.asarray(ref)
+        f32 = cp.empty_like(src)
+        stream.synchronize()
+    unflipped = image.astype(np.float32) / np.float32(255.0)
+
+    def noflip():
+        normalize(image_cp, out)
+
+    def copy8():
+        copy_u8(image_cp, u8)
+
+    def copy32():
+        copy_f32(src, f32)
+
+    def memcpy():
+        f32.data.copy_from_device_async(src.data, src.nbytes, stream)
+
+    rows = []
+    for step, fn, dest, per_pixel, want in (
+            (S_NOFLIP, noflip, out, 5, unflipped),
+            (S_COPY_U8, copy8, u8, 2, image),
+            (S_COPY_F32, copy32, f32, 8, ref),
+            (S_MEMCPY, memcpy, f32, 8, ref)):
+        with stream:
+            dest.fill(0)        # a step that wrote nothing fails
+            fn()
+            host = dest.get(stream=stream)
+        ms = time_gpu(fn, stream, WARMUP, repeat)
+        rows.append(_row(step, ms, per_pixel * pixels,
+                         np.array_equal(host, want)))
     return rows
 
 
@@ -437,7 +493,12 @@ WHY = {
     S_DIVIDE: "4 B read and 4 written; CuPy writes a new array, C in place",
     S_FLIP: "4 B read and 4 written, both sides",
     S_FUSED: "1 kernel, 5 B/pixel: C tiles each warp's stores as float4; "
-             "CuPy one thread per element, a strided read",
+             "CuPy one thread per element",
+    S_NOFLIP: "CuPy side only: the row above on the unflipped image, "
+              "every read contiguous",
+    S_COPY_U8: "CuPy side only: an elementwise copy, 2 B/pixel",
+    S_COPY_F32: "CuPy side only: an elementwise copy, 8 B/pixel",
+    S_MEMCPY: "CuPy side only: the same 8 B/pixel as one cudaMemcpy",
     S_PAGEABLE: "pageable host arrays: each copy staged through a pinned "
                 "buffer (CuPy's own for the image in, else the driver's)",
     S_PINNED: "pinned buffers: the copies run at PCIe speed, both sides",

@@ -1,13 +1,10 @@
 /* 06_image_preprocess/exercise.cu - make this program print PASS.
- *
- * It is lesson.cu with four lines broken, each marked FIXME: the kernel
- * must write each pixel to its mirrored column (cp.flip(..., axis=1)) and
- * divide it by 255 (astype(cp.float32) / 255.0), and the grid must cover
- * every pixel of an image whose sides are not multiples of the block.
- * Hints: in row y, column x of the input lands in column width - 1 - x;
- * an unsigned char divided by 255.0f is a float; n / b rounded up is
- * (n + b - 1) / b. The FAIL line names the first wrong pixel; a NaN there
- * means no thread wrote it. Build and run:
+ * It is lesson.cu with the lines a CuPy user never writes broken, each
+ * marked FIXME: what cp.asarray and the copy back do (cudaMemcpy: which
+ * pointer first, how many bytes, which way), how many blocks the launch
+ * needs for an image whose sides are not multiples of the block, and the
+ * kernel's two jobs. The FAIL line names the first wrong pixel (a nan:
+ * no thread wrote it); lesson.cu is the solution. Build and run:
  *   nvcc -O2 -I/usr/include/stb -o exercise exercise.cu
  *   ./exercise [IMAGE]
  */
@@ -57,7 +54,7 @@ __global__ void normalize_flip(float *out, const unsigned char *in,
     if (x >= width || y >= height)  /* past the edge: no pixel here */
         return;
     size_t row = (size_t)y * width;
-    size_t dst = row + x;  /* FIXME: the mirrored column */
+    size_t dst = row + x;  /* FIXME: where pixel x lands */
     out[dst] = in[row + x];  /* FIXME: astype(float32) / 255.0 */
 }
 
@@ -76,17 +73,17 @@ int main(int argc, char **argv)
                 ? cudaGetErrorString(count_err) : "none found");
         return 77;
     }
-    /* image = cv2.imread(path, cv2.IMREAD_GRAYSCALE). The last argument
-       asks stb for 1 channel: like OpenCV, it then keeps a JPEG's luma (Y)
-       as it is, and turns colour PNG or BMP pixels into
-       (77 r + 150 g + 29 b) >> 8, never above and at most one level below
-       OpenCV's rounded 0.299 r + 0.587 g + 0.114 b. */
+    /* image = cv2.imread(path, cv2.IMREAD_GRAYSCALE). Asked for 1 channel,
+       stb keeps a JPEG's luma (Y) as OpenCV does, and makes colour PNG or
+       BMP pixels (77 r + 150 g + 29 b) >> 8: never above, at most one level
+       below OpenCV's rounded 0.299 r + 0.587 g + 0.114 b. */
     int width = TEST_WIDTH, height = TEST_HEIGHT, channels = 1;
     unsigned char *h_in;
     if (argc == 2) {
         h_in = stbi_load(argv[1], &width, &height, &channels, 1);
-        if (!h_in) {
-            fprintf(stderr, "%s: %s\n", argv[1], stbi_failure_reason());
+        if (!h_in || height > 65535 * BLOCK_Y) {  /* grid.y <= 65535 */
+            fprintf(stderr, "%s: %s\n", argv[1], h_in ? "too tall: more "
+                    "than 65535 blocks of rows" : stbi_failure_reason());
             return 1;
         }
         printf("image: %s, %d channel(s) read as gray\n", argv[1], channels);
@@ -106,24 +103,24 @@ int main(int argc, char **argv)
     float *d_out;
     CUDA_CHECK(cudaMalloc(&d_in, n));
     CUDA_CHECK(cudaMalloc(&d_out, out_bytes));
-    CUDA_CHECK(cudaMemcpy(d_in, h_in, n, cudaMemcpyHostToDevice));
+    CUDA_CHECK(cudaMemset(d_in, 0, n));  /* FIXME: cp.asarray(image) */
     CUDA_CHECK(cudaMemset(d_out, 0xff, out_bytes));
 
     /* image_normalized = image_cp.astype(cp.float32) / 255.0
        image_flipped = cp.flip(image_normalized, axis=1): one kernel, on
-       enough blocks to cover every pixel: we round up (grid.y <= 65535). */
+       enough blocks to cover every pixel: we round up. */
     dim3 block(BLOCK_X, BLOCK_Y);
-    dim3 grid(width / BLOCK_X,    /* FIXME: round up */
-              height / BLOCK_Y);  /* FIXME: round up */
+    dim3 grid(width / BLOCK_X,    /* FIXME: every column */
+              height / BLOCK_Y);  /* FIXME: every row */
     normalize_flip<<<grid, block>>>(d_out, d_in, width, height);
     CUDA_CHECK(cudaGetLastError());
-    /* The result back; cudaMemcpy waits for the kernel to finish. */
-    float *h_out = (float *)malloc(out_bytes);
+    /* The result back, into zeroed memory; cudaMemcpy waits for the kernel. */
+    float *h_out = (float *)calloc(n, sizeof(float));
     if (h_out == NULL) {
         fprintf(stderr, "cannot allocate %zu bytes\n", out_bytes);
         return 1;
     }
-    CUDA_CHECK(cudaMemcpy(h_out, d_out, out_bytes, cudaMemcpyDeviceToHost));
+    CUDA_CHECK(cudaMemcpy(h_out, d_out, n, cudaMemcpyDefault)); /* FIXME */
     printf("shape (%d, %d), grid %u x %u blocks of %d x %d threads\n",
            height, width, grid.x, grid.y, BLOCK_X, BLOCK_Y);
     printf("row 0: in %d ... %d, out %.6f ... %.6f\n", h_in[0],
@@ -131,18 +128,17 @@ int main(int argc, char **argv)
 
     /* The CPU does the same float32 division. IEEE division is correctly
        rounded on both sides, so every value must match to the bit. */
-    size_t bad = n;
-    float got = 0, want = 0;
-    for (size_t i = 0; i < n && bad == n; i++) {
+    size_t i;
+    float want = 0;
+    for (i = 0; i < n; i++) {
         size_t y = i / width, x = i % width;
-        got = h_out[i];
         want = h_in[y * width + (width - 1 - x)] / 255.0f;
-        if (got != want)  /* true for NaN too */
-            bad = i;
+        if (h_out[i] != want)  /* true for NaN too */
+            break;
     }
-    if (bad < n)
+    if (i < n)
         printf("FAIL: out[%zu][%zu], got %.9g, expected %.9g (exact)\n",
-               bad / width, bad % width, got, want);
+               i / width, i % width, h_out[i], want);
     else
         printf("PASS\n");
     CUDA_CHECK(cudaFree(d_in));
@@ -150,5 +146,5 @@ int main(int argc, char **argv)
     free(h_out);
     if (argc == 2)
         stbi_image_free(h_in);
-    return bad < n ? 1 : 0;
+    return i < n ? 1 : 0;
 }

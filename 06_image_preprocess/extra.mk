@@ -1,13 +1,48 @@
-# nvJPEG for chapter 06's GPU decode. Included by the top Makefile.
+# Chapter 06's own make rules, included by the top Makefile: its batch
+# tool, imgbatch, and nvJPEG for the tool's GPU decode.
+#
+# imgbatch is batch/*.cu and batch/*.c (its main in batch/imgbatch.cu)
+# plus the chapter's kernels, loader, reference and .npy writer:
+#   make imgbatch                          build $(BIN)/imgbatch
+#   make run-06-batch ARGS="images/ ..."   build and run it
+# The chapter's tests (tests/test_06_*) link batch/'s .c files too (a rule
+# of their own, so that libcommon.a comes after them).
+IMGBATCH_DIR := 06_image_preprocess/batch
+IMGBATCH_SRC := $(wildcard $(IMGBATCH_DIR)/*.cu $(IMGBATCH_DIR)/*.c) \
+  $(addprefix 06_image_preprocess/,kernels.cu image_io.c image_format.c \
+                                   stb_impl.c npy.c reference.c)
+IMGBATCH_OBJS := $(IMGBATCH_SRC:%=$(BUILD)/obj/%.o)
+IMGBATCH_C_OBJS := $(patsubst %,$(BUILD)/obj/%.o,\
+  $(wildcard $(IMGBATCH_DIR)/*.c))
+ifneq ($(filter 06_image_preprocess,$(CHAPTERS)),)
+all: $(BIN)/imgbatch
+objects: $(IMGBATCH_OBJS)
+$(IMGBATCH_OBJS): | stb
+TESTS_06 := $(patsubst tests/%.c,$(BUILD)/tests/%,$(wildcard tests/test_06_*.c))
+$(TESTS_06): $(BUILD)/tests/%: $(BUILD)/obj/tests/%.c.o \
+  $(call c_objs,06_image_preprocess) $(IMGBATCH_C_OBJS) $(LIBCOMMON)
+	@mkdir -p $(@D)
+	$(CXX) -o $@ $^ $(LDFLAGS) $(LDLIBS) $(SAN_FLAGS)
+endif
+$(BIN)/imgbatch: $(IMGBATCH_OBJS) $(LIBCOMMON)
+	@mkdir -p $(@D)
+	$(CXX) -o $@ $^ $(LDFLAGS) $(LDLIBS) $(SAN_FLAGS)
+.PHONY: imgbatch run-06-batch
+imgbatch: $(BIN)/imgbatch
+run-06-batch: $(BIN)/imgbatch
+	@$(call run_prog,$@,$(BIN)/imgbatch $(ARGS))
+
+# nvJPEG
 #
 # NVJPEG_PATH is a folder holding include/nvjpeg.h and lib64/ or lib/ with
 # libnvjpeg.so (or libnvjpeg.so.N). By default it is the first of these
 # that has both: CUDA_PATH (a full CUDA Toolkit), then build/nvjpeg (made
 # by `make nvjpeg` from PyPI's wheel). `make NVJPEG_PATH=` builds without
 # nvJPEG. When it is found, CM_HAVE_NVJPEG is defined, and the library
-# linked, for chapter 06's objects, its lab and its tests (tests/test_06_*)
-# only; other chapters never see it. Without it everything still builds,
-# and the lab's GPU decode reports itself unavailable.
+# linked, for chapter 06's objects, imgbatch and the chapter's tests
+# (tests/test_06_*) only; other chapters never see it. Without it
+# everything still builds, and imgbatch's GPU decode reports itself
+# unavailable.
 #   make nvjpeg        fetch the wheel for this nvcc's CUDA major version
 #   make nvjpeg-info   say what was found
 NVJPEG_WHEEL_DIR := build/nvjpeg
@@ -23,11 +58,11 @@ ifeq ($(origin NVJPEG_PATH),undefined)
 endif
 NVJPEG_LIB := $(if $(NVJPEG_PATH),$(call nvjpeg_lib,$(NVJPEG_PATH)))
 
-# What sees nvJPEG: chapter 06's objects, its lab, its tests.
+# What sees nvJPEG: chapter 06's objects, imgbatch, the chapter's tests.
 NVJPEG_TESTS := $(patsubst tests/%.c,%,$(wildcard tests/test_06_*.c))
-NVJPEG_OBJS := $(call objs,06_image_preprocess) \
+NVJPEG_OBJS := $(sort $(call objs,06_image_preprocess) $(IMGBATCH_OBJS)) \
   $(NVJPEG_TESTS:%=$(BUILD)/obj/tests/%.c.o)
-NVJPEG_BINS := $(BIN)/06_image_preprocess $(NVJPEG_TESTS:%=$(BUILD)/tests/%)
+NVJPEG_BINS := $(BIN)/imgbatch $(NVJPEG_TESTS:%=$(BUILD)/tests/%)
 ifneq ($(NVJPEG_LIB),)
   NVJPEG_LIBDIR := $(abspath $(dir $(NVJPEG_LIB)))
   NVJPEG_CPPFLAGS := -I$(NVJPEG_PATH)/include -DCM_HAVE_NVJPEG=1

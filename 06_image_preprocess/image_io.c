@@ -1,10 +1,11 @@
-/* image_io.c - checked image loading (stb_image) and PNG writing. */
+/* image_io.c - the chapter's loader: checked image loading (through
+ * stb_impl.c's calls of stb_image) and PNG writing. */
 #include "image_io.h"
 #include "image_format.h"
 #include "files.h"
 #include "stb_image.h"
-#include "stb_impl.h"
 #include "stb_image_write.h"
+#include "stb_impl.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -65,91 +66,6 @@ static int over_cap(const char *path, const io_info *info, size_t max_pixels,
     return -1;
 }
 
-/* stb_image reads the file through these callbacks, which serve it from
- * memory and note whether a decoder ever needed bytes past its end: the
- * one sign of a cut-off file that every format shares, whatever stb_image
- * then makes of the missing bytes. Its first read
- * fills its own 128-byte buffer, and it refills that buffer whenever it
- * runs dry: a refill that gets fewer bytes is normal near the end, one
- * that gets none means more was needed. Its other reads and its skips ask
- * for exactly the bytes a decoder needs. We answer "end of file" only once
- * a read went past the end, so a decoder that would stop at the end of
- * the file without reading (PIC, PGM headers) reads first and is seen. */
-typedef struct {
-    const unsigned char *data;
-    size_t len, pos;      /* pos: bytes handed to stb_image so far */
-    const char *buffer;   /* stb_image's own read-ahead buffer */
-    size_t past_end;      /* bytes asked for after the last: > 0, cut */
-} stb_source;
-
-static int source_read(void *user, char *out, int size)
-{
-    stb_source *src = user;
-    if (!src->buffer)
-        src->buffer = out;
-    size_t want = size > 0 ? (size_t)size : 0, left = src->len - src->pos;
-    size_t n = want < left ? want : left;
-    if (out != src->buffer)
-        src->past_end += want - n;
-    else if (n == 0)
-        src->past_end += 1;  /* at least one more byte */
-    memcpy(out, src->data + src->pos, n);
-    src->pos += n;
-    return (int)n;
-}
-
-static void source_skip(void *user, int n)
-{
-    stb_source *src = user;
-    size_t want = n > 0 ? (size_t)n : 0, left = src->len - src->pos;
-    if (want > left)
-        src->past_end += want - left;
-    src->pos += want < left ? want : left;
-}
-
-static int source_eof(void *user)
-{
-    const stb_source *src = user;
-    return src->past_end > 0;
-}
-
-/* stb_image (2.30 and before) copies a 16-bit PGM or PPM's samples, which
- * the file holds big-endian, into 16-bit integers as they are: swapped on
- * a little-endian CPU. Returns whether it does, by asking it. */
-static int pnm16_swapped(void)
-{
-    static const unsigned char one_pixel[] = "P5 1 1 65535 \x01\x02";
-    int w, h, channels;
-    stbi_us *value = stbi_load_16_from_memory(one_pixel,
-                                              sizeof one_pixel - 1, &w, &h,
-                                              &channels, 1);
-    int swapped = value && value[0] == 0x0201;
-    stbi_image_free(value);
-    return swapped;
-}
-
-/* stb_image's gray, (77 r + 150 g + 29 b) >> 8, in place, of pixels of n
- * samples (1: gray, 3: RGB, 4: RGBA) of 8 or 16 bits; 16 bits become
- * their top 8 last, as in stb_image; swapped: their bytes first. */
-static void gray_in_place(void *decoded, size_t pixels, int n, int bits,
-                          int swapped)
-{
-    uint8_t *gray = decoded;
-    const uint16_t *wide = decoded;
-    for (size_t i = 0; i < pixels; i++) {
-        unsigned v[3];
-        for (int k = 0; k < 3; k++) {
-            size_t at = i * (size_t)n + (size_t)(n < 3 ? 0 : k);
-            v[k] = bits == 8 ? gray[at] : wide[at];
-            if (bits == 16 && swapped)
-                v[k] = (v[k] >> 8 | v[k] << 8) & 0xFFFF;
-        }
-        unsigned y = n < 3 ? v[0]
-                           : (v[0] * 77 + v[1] * 150 + v[2] * 29) >> 8;
-        gray[i] = (uint8_t)(bits == 16 ? y >> 8 : y);
-    }
-}
-
 /* The most stb_image may take in one allocation to decode a width x
  * height image from len bytes: twice its largest buffer, which holds 8
  * bytes a pixel (16-bit RGBA) with each side padded by 16 (JPEG pads to
@@ -162,57 +78,6 @@ static size_t decode_budget(size_t width, size_t height, size_t len)
     if (padded > SIZE_MAX / 64 || len > SIZE_MAX / 64)
         return 0;  /* no limit: stb_image's own (2 GiB) applies */
     return 2 * (8 * (width && height ? padded : 0) + 2 * len) + (1 << 20);
-}
-
-/* Decodes data to 8-bit gray (or NULL) through the callbacks above, with
- * in *past_end how many bytes decoders asked for after the last one.
- * stb_image's own way to one channel errs three times, in 2.27
- * (Debian's): a PIC that fails to decode is converted anyway, from NULL
- * (a crash); a 16-bit PPM is converted as if it had 8 bits, then read
- * past its end; and a 16-bit PGM or PPM has its bytes swapped (above).
- * Those we take in the channels they decode to and turn gray ourselves,
- * as stb_image does for every other format. */
-static uint8_t *load_gray_tracked(const char *format, int bits,
-                                  const unsigned char *data, size_t len,
-                                  size_t budget, int *w, int *h,
-                                  int *channels, size_t *past_end)
-{
-    static const stbi_io_callbacks callbacks = {source_read, source_skip,
-                                                source_eof};
-    stb_source src = {data, len, 0, NULL, 0};
-    int pnm = strcmp(format, "PGM") == 0 || strcmp(format, "PPM") == 0;
-    int decoded = strcmp(format, "PIC") == 0   ? 4
-                  : strcmp(format, "PPM") == 0 ? 3
-                                               : 1;
-    void *pixels;
-    int wide = pnm && bits == 16;
-    stb_limit_allocation(budget);
-    if (wide)
-        pixels = stbi_load_16_from_callbacks(&callbacks, &src, w, h,
-                                             channels, decoded);
-    else
-        pixels = stbi_load_from_callbacks(&callbacks, &src, w, h, channels,
-                                          decoded);
-    stb_limit_allocation(0);
-    if (pixels && (decoded > 1 || wide))
-        gray_in_place(pixels, (size_t)*w * (size_t)*h, decoded,
-                      wide ? 16 : 8, wide && pnm16_swapped());
-    *past_end = src.past_end;
-    return pixels;
-}
-
-/* The reason stb_image gave, if it is the reader of this format's own:
- * it tries every format's test in turn, JPEG's first, and a later reader
- * that fails without a reason of its own leaves a test's "no SOI" or
- * "bad png sig"; a file no test accepts gets "unknown image type". */
-static const char *own_reason(const char *format)
-{
-    const char *why = stbi_failure_reason();
-    if (!why || strcmp(why, "unknown image type") == 0 ||
-        (strcmp(why, "no SOI") == 0 && strcmp(format, "JPEG") != 0) ||
-        (strcmp(why, "bad png sig") == 0 && strcmp(format, "PNG") != 0))
-        return NULL;
-    return why;
 }
 
 /* At least past_end bytes, and exactly as many where a decoder asked for
@@ -242,10 +107,10 @@ static void explain_header(const char *format, const unsigned char *data,
 {
     int lw, lh, lc;
     size_t past_end;
-    stbi_image_free(load_gray_tracked(format, 8, data, len,
-                                      decode_budget(0, 0, len), &lw, &lh,
-                                      &lc, &past_end));
-    const char *reason = own_reason(format);
+    stbi_image_free(stb_load_gray_tracked(format, 8, data, len,
+                                          decode_budget(0, 0, len), &lw,
+                                          &lh, &lc, &past_end));
+    const char *reason = stb_own_reason(format);
     if (reason && strcmp(reason, "outofmem") == 0)  /* got to the pixels */
         reason = strcmp(format, "TGA") != 0 ? "corrupt or unsupported"
                                             : NULL;
@@ -314,7 +179,7 @@ int io_decode_gray(const char *path, const unsigned char *data, size_t len,
      * indices their colours first. */
     int w, h, channels_in_file;
     size_t past_end;
-    uint8_t *pixels = load_gray_tracked(
+    uint8_t *pixels = stb_load_gray_tracked(
         info.format, info.bits, data, len,
         decode_budget(info.width, info.height, len), &w, &h,
         &channels_in_file, &past_end);
@@ -326,7 +191,7 @@ int io_decode_gray(const char *path, const unsigned char *data, size_t len,
         return -1;
     }
     if (!pixels) {
-        const char *why = own_reason(info.format);
+        const char *why = stb_own_reason(info.format);
         snprintf(err, err_len, "%s: cannot decode the %s data: %s", path,
                  info.format, why ? why : "corrupt or unsupported data");
         return -1;

@@ -1,7 +1,7 @@
 /* kernels.cu - the GPU side of 06_image_preprocess: the tutorial's three
- * steps as CuPy runs them (three kernels), and one kernel that fuses
- * them. preprocess.cu times and checks both; batch/batch.cu runs the
- * fused one.
+ * steps as three kernels of one thread per element, and one kernel that
+ * fuses them. preprocess.cu times and checks both; the batch tool
+ * (batch/pipeline.cu) runs the fused one.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -37,8 +37,9 @@ static size_t band_rows(size_t width, const char *who)
     return rows;
 }
 
-/* Step 1, image_cp.astype(cp.float32): one thread per element, as CuPy's
- * elementwise kernels do; the grid-stride loop covers any size. */
+/* Step 1, image_cp.astype(cp.float32): one thread per element (the
+ * scheme of CuPy's elementwise kernels, though not their code); the
+ * grid-stride loop covers any size. */
 __global__ void to_float_kernel(float *out, const uint8_t *in, unsigned n)
 {
     unsigned stride = gridDim.x * blockDim.x;

@@ -1,6 +1,5 @@
 /* 06_image_preprocess/lesson.cu - an 8-bit gray image becomes a float32
- * tensor in [0, 1], flipped left to right, in one kernel. Mirrors tutorial
- * section 2.24.4.2:
+ * tensor in [0, 1], flipped left to right, in one kernel. Tutorial 2.24.4.2:
  *     image = cv2.imread(path, cv2.IMREAD_GRAYSCALE)
  *     image_cp = cp.asarray(image)
  *     image_normalized = image_cp.astype(cp.float32) / 255.0
@@ -74,17 +73,17 @@ int main(int argc, char **argv)
                 ? cudaGetErrorString(count_err) : "none found");
         return 77;
     }
-    /* image = cv2.imread(path, cv2.IMREAD_GRAYSCALE). The last argument
-       asks stb for 1 channel: like OpenCV, it then keeps a JPEG's luma (Y)
-       as it is, and turns colour PNG or BMP pixels into
-       (77 r + 150 g + 29 b) >> 8, never above and at most one level below
-       OpenCV's rounded 0.299 r + 0.587 g + 0.114 b. */
+    /* image = cv2.imread(path, cv2.IMREAD_GRAYSCALE). Asked for 1 channel,
+       stb keeps a JPEG's luma (Y) as OpenCV does, and makes colour PNG or
+       BMP pixels (77 r + 150 g + 29 b) >> 8: never above, at most one level
+       below OpenCV's rounded 0.299 r + 0.587 g + 0.114 b. */
     int width = TEST_WIDTH, height = TEST_HEIGHT, channels = 1;
     unsigned char *h_in;
     if (argc == 2) {
         h_in = stbi_load(argv[1], &width, &height, &channels, 1);
-        if (!h_in) {
-            fprintf(stderr, "%s: %s\n", argv[1], stbi_failure_reason());
+        if (!h_in || height > 65535 * BLOCK_Y) {  /* grid.y <= 65535 */
+            fprintf(stderr, "%s: %s\n", argv[1], h_in ? "too tall: more "
+                    "than 65535 blocks of rows" : stbi_failure_reason());
             return 1;
         }
         printf("image: %s, %d channel(s) read as gray\n", argv[1], channels);
@@ -109,14 +108,14 @@ int main(int argc, char **argv)
 
     /* image_normalized = image_cp.astype(cp.float32) / 255.0
        image_flipped = cp.flip(image_normalized, axis=1): one kernel, on
-       enough blocks to cover every pixel: we round up (grid.y <= 65535). */
+       enough blocks to cover every pixel: we round up. */
     dim3 block(BLOCK_X, BLOCK_Y);
     dim3 grid((width + BLOCK_X - 1) / BLOCK_X,
               (height + BLOCK_Y - 1) / BLOCK_Y);
     normalize_flip<<<grid, block>>>(d_out, d_in, width, height);
     CUDA_CHECK(cudaGetLastError());
-    /* The result back; cudaMemcpy waits for the kernel to finish. */
-    float *h_out = (float *)malloc(out_bytes);
+    /* The result back, into zeroed memory; cudaMemcpy waits for the kernel. */
+    float *h_out = (float *)calloc(n, sizeof(float));
     if (h_out == NULL) {
         fprintf(stderr, "cannot allocate %zu bytes\n", out_bytes);
         return 1;
@@ -129,18 +128,17 @@ int main(int argc, char **argv)
 
     /* The CPU does the same float32 division. IEEE division is correctly
        rounded on both sides, so every value must match to the bit. */
-    size_t bad = n;
-    float got = 0, want = 0;
-    for (size_t i = 0; i < n && bad == n; i++) {
+    size_t i;
+    float want = 0;
+    for (i = 0; i < n; i++) {
         size_t y = i / width, x = i % width;
-        got = h_out[i];
         want = h_in[y * width + (width - 1 - x)] / 255.0f;
-        if (got != want)  /* true for NaN too */
-            bad = i;
+        if (h_out[i] != want)  /* true for NaN too */
+            break;
     }
-    if (bad < n)
+    if (i < n)
         printf("FAIL: out[%zu][%zu], got %.9g, expected %.9g (exact)\n",
-               bad / width, bad % width, got, want);
+               i / width, i % width, h_out[i], want);
     else
         printf("PASS\n");
     CUDA_CHECK(cudaFree(d_in));
@@ -148,5 +146,5 @@ int main(int argc, char **argv)
     free(h_out);
     if (argc == 2)
         stbi_image_free(h_in);
-    return bad < n ? 1 : 0;
+    return i < n ? 1 : 0;
 }

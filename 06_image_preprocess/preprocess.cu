@@ -1,20 +1,19 @@
 /* 06_image_preprocess - deep-learning preprocessing on the GPU: an 8-bit
  * gray image becomes a float32 tensor in [0, 1], flipped left to right.
  *
- * Mirrors section 2.24.4 of the tutorial:
+ * Mirrors section 2.24.4.2 of the tutorial:
  *     image = cv2.imread('path_to_image.jpg', cv2.IMREAD_GRAYSCALE)
  *     image_cp = cp.asarray(image)
  *     image_normalized = image_cp.astype(cp.float32) / 255.0
  *     image_flipped = cp.flip(image_normalized, axis=1)
- * first step by step (three kernels, as CuPy runs them), then as one fused
- * kernel (all in kernels.cu); both are timed against the GPU's measured
- * copy bandwidth, and the whole round trip against the PCIe floor. A
- * folder, several images or --list FILE go through the batch tool in
- * batch/ instead.
+ * first step by step (the tutorial's three steps as three kernels, one
+ * thread per element), then as one fused kernel (both in kernels.cu);
+ * both are timed against the GPU's measured copy rate, and the whole
+ * round trip against the floor its copies and kernel set (floor.h). Many
+ * images are the batch tool's (batch/, imgbatch).
  *
  * Run: make run-06          (a built-in 10000 x 10000 test image)
  *      make run-06 ARGS="photo.jpg --out-png flipped.png --out-npy x.npy"
- *      make run-06 ARGS="images/ --out-npy batch.npy"      (a batch)
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -26,13 +25,13 @@
 #include "alloc.h"
 #include "ceiling.h"
 #include "check.h"
-#include "corpus.h"
+#include "cli.h"
 #include "device.h"
+#include "floor.h"
 #include "image_io.h"
 #include "kernels.h"
 #include "options.h"
 #include "outputs.h"
-#include "batch/batch.h"
 #include "reference.h"
 #include "timing.h"
 #include "units.h"
@@ -57,7 +56,7 @@ typedef struct {
     cudaStream_t stream;
 } gpu_job;
 
-/* The tutorial's three steps, as CuPy launches them: three kernels
+/* The tutorial's three steps as three kernels, one thread per element
  * (kernels.cu). CuPy would allocate a new array for the division; we
  * divide in place, which moves the same bytes. */
 static void naive_region(void *ctx)
@@ -131,7 +130,7 @@ static void round_trip_region(void *ctx)
 static timing_row report(const char *step, double bytes, cm_stats s,
                          double ceiling_gbps, int indent)
 {
-    timing_row row = {step, bytes, s};
+    timing_row row = {.step = step, .bytes = bytes, .stats = s};
     double gbps = cm_gbps(bytes, s.median_ms);
     printf("  %*s%-*s %9.3f ms median (min %.3f, max %.3f), %8.1f GB/s",
            2 * indent, "", 22 - 2 * indent, step, s.median_ms, s.min_ms,
@@ -160,7 +159,7 @@ static void time_round_trips(const gpu_job *job, const uint8_t *h_gray,
     for (int k = 0; k < 2; k++) {
         memcpy(h_in[k], h_gray, n);
         memset(h_result[k], 0xff, out_bytes);
-        round_trip r = {*job, h_in[k], h_result[k]};
+        round_trip r = {.gpu = *job, .h_in = h_in[k], .h_out = h_result[k]};
         cm_stats s = cm_time_host(round_trip_region, &r, warmup, repeat);
         rows[k] = report(names[k], FUSED_BYTES_PER_PIXEL * (double)n, s, 0,
                          0);
@@ -175,17 +174,12 @@ static void time_round_trips(const gpu_job *job, const uint8_t *h_gray,
 
 int main(int argc, char **argv)
 {
-    /* --make-corpus DIR ...: write a benchmark corpus (corpus.c); no GPU. */
-    if (argc > 1 && strcmp(argv[1], "--make-corpus") == 0)
-        return corpus_main(argc - 1, argv + 1);
-    /* Every check on the command line and the input files comes before
+    /* Every check on the command line and the input file comes before
      * the GPU is touched, so bad input is reported the same way on a
      * machine without one. */
     job_config cfg;
     cli_parse(argc, argv, &cfg);
     const cm_options opt = cfg.opt;
-    if (cfg.batch)
-        return run_batch(&cfg.b, &opt);
     size_t width = cfg.width, height = cfg.height;
     char err[1280];
 
@@ -209,7 +203,8 @@ int main(int argc, char **argv)
         ref_synthetic(h_gray, width, height);
     }
 
-    cm_select_device((int)opt.device, NULL);
+    struct cudaDeviceProp prop;
+    cm_select_device((int)opt.device, &prop);
     char text[96];
     if (img.pixels) {
         io_describe(&img.info, text, sizeof text);
@@ -226,8 +221,10 @@ int main(int argc, char **argv)
            cm_fmt_bytes(out_bytes, text, sizeof text));
 
     /* The ceilings, measured on this GPU: a device-to-device copy (each
-     * byte read once and written once, the best any pass over memory can
-     * do), and pinned copies over PCIe of exactly our image and tensor. */
+     * byte read once and written once: the rate the driver's own copy
+     * reaches, a practical ceiling for one pass over memory, not a bound
+     * a kernel cannot pass), and pinned copies over PCIe of exactly our
+     * image and tensor. */
     int warmup = (int)opt.warmup, repeat = (int)opt.repeat;
     double copy_gbps = cm_measure_device_copy_gbps(
         out_bytes > MIN_CEILING_BYTES ? out_bytes : MIN_CEILING_BYTES,
@@ -237,8 +234,8 @@ int main(int argc, char **argv)
     double d2h_gbps = cm_measure_pinned_gbps(out_bytes,
                                              cudaMemcpyDeviceToHost, warmup,
                                              repeat);
-    double floor_ms = (double)n / (h2d_gbps * 1e6) +
-                      (double)out_bytes / (d2h_gbps * 1e6);
+    double in_ms = (double)n / (h2d_gbps * 1e6);
+    double out_ms = (double)out_bytes / (d2h_gbps * 1e6);
     printf("ceilings (measured): device copy %.1f GB/s (read + write), "
            "pinned H2D %.1f GB/s, pinned D2H %.1f GB/s\n", copy_gbps,
            h2d_gbps, d2h_gbps);
@@ -263,7 +260,8 @@ int main(int argc, char **argv)
      * GPU alike. d_out is first filled with NaN bytes, so a path that
      * wrote nothing cannot pass on the other path's result. */
     cm_verdict verdict = {0};
-    gpu_job job = {d_in, d_float, d_out, width, height, stream};
+    gpu_job job = {.d_in = d_in, .d_float = d_float, .d_out = d_out,
+                   .width = width, .height = height, .stream = stream};
     const char *names[2] = {"naive (3 kernels)", "fused (1 kernel)"};
     cm_region_fn regions[2] = {naive_region, fused_region};
     const double bytes_per_pixel[2] = {NAIVE_BYTES_PER_PIXEL,
@@ -300,9 +298,22 @@ int main(int argc, char **argv)
            rows[0].stats.median_ms / rows[1].stats.median_ms /
                (NAIVE_BYTES_PER_PIXEL / FUSED_BYTES_PER_PIXEL));
 
+    /* Each round trip below copies the whole image in, computes, copies
+     * the whole tensor out: each step waits for the one before, so it can
+     * do no better than their sum. The floor is what the same work cut
+     * into bands could approach, one band's copy out overlapping the next
+     * band's copy in and kernel, on the copy engines this GPU has. */
+    int engines = prop.asyncEngineCount;
+    double fused_ms = rows[1].stats.median_ms;
+    double floor_ms = cm_overlap_floor_ms(fused_ms, in_ms, out_ms, engines);
+    char formula[160];
     printf("\nround trips (H2D + fused kernel + D2H, host clock):\n");
-    printf("  %-22s %9.3f ms (pinned H2D of the image + D2H of the "
-           "tensor)\n", "PCIe floor", floor_ms);
+    printf("  one step after another: in %.3f + kernel %.3f + out %.3f = "
+           "%.3f ms\n", in_ms, fused_ms, out_ms, in_ms + fused_ms + out_ms);
+    printf("  floor, overlapped in bands: %.3f ms = %s (%d copy engines: "
+           "%s)\n", floor_ms, cm_overlap_floor_text(formula, sizeof formula,
+           "kernel", fused_ms, in_ms, out_ms, engines), engines,
+           cm_copy_engines_meaning(engines));
     time_round_trips(&job, h_gray, h_ref, floor_ms, warmup, repeat,
                      &verdict, rows + 2);
     if (img.pixels)

@@ -24,8 +24,8 @@ size_t ref_first_mismatch(const float *out, const uint8_t *in, size_t width,
                           size_t height)
 {
     /* Only 256 results are possible: divide once for each, then look
-     * them up. A batch checks every image on the CPU, and a division
-     * per pixel would make the check cost far more than the GPU's work. */
+     * them up. The batch tool checks every image on the CPU, and a
+     * division per pixel would cost far more than the GPU's work. */
     float quotient[256];
     for (int v = 0; v < 256; v++)
         quotient[v] = (float)v / 255.0f;
@@ -36,15 +36,6 @@ size_t ref_first_mismatch(const float *out, const uint8_t *in, size_t width,
                 return y * width + x;
     }
     return width * height;
-}
-
-int ref_band_differs(const float *out, const uint8_t *in, size_t width,
-                     size_t height, size_t band, size_t bands)
-{
-    size_t y0 = height * band / bands, y1 = height * (band + 1) / bands;
-    size_t offset = y0 * width;
-    return ref_first_mismatch(out + offset, in + offset, width, y1 - y0) !=
-           (y1 - y0) * width;
 }
 
 void ref_to_u8(uint8_t *out, const float *in, size_t n)

@@ -27,12 +27,6 @@ void ref_normalize_flip(float *out, const uint8_t *in, size_t width,
 size_t ref_first_mismatch(const float *out, const uint8_t *in, size_t width,
                           size_t height);
 
-/* 1 if band `band` of `bands` (rows height * band / bands up to
- * height * (band + 1) / bands) differs from ref_normalize_flip(in), else
- * 0: a check cut into bands that several threads can share. */
-int ref_band_differs(const float *out, const uint8_t *in, size_t width,
-                     size_t height, size_t band, size_t bands);
-
 /* Back to 8 bits for a PNG: round(x * 255), clamped to 0..255. For
  * x = v / 255.0f this gives v back exactly. */
 void ref_to_u8(uint8_t *out, const float *in, size_t n);

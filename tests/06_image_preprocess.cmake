@@ -1,30 +1,66 @@
-# 06_image_preprocess: the shared checks; its own usage errors; bad input
-# files (written by test_06_fixtures into a fixture folder), each refused
-# with one line naming the file, on the CPU; NumPy reading our .npy; and
-# on the GPU both paths on odd sizes, every image layout, and batches.
+# 06_image_preprocess: the lab (one image) and its batch tool, imgbatch
+# (batch/): the shared checks; their usage errors; bad input files
+# (written by test_06_fixtures into a fixture folder), each refused with
+# one line naming the file, on the CPU; NumPy reading our .npy; on the GPU
+# the lab's two paths on odd sizes and every image layout, and the tool's
+# batches, decoders and outputs.
 set(ch 06_image_preprocess)
 set(bin "${BIN_DIR}/${ch}")
+set(tool "${BIN_DIR}/imgbatch")
 set(fx "${TEST_BIN_DIR}/06_fixtures")
 set(check_npy "${SRC_DIR}/${ch}/check_npy.py")
 set(script "${SRC_DIR}/${ch}/tests.sh")
+set(tool_sh sh "${SRC_DIR}/${ch}/batch/tests.sh")
 cm_chapter(${ch} TAKES_ARGUMENTS)
 
+# The lab takes one image: several, a folder, or a batch option are
+# refused, pointing to imgbatch.
 cm_usage(${ch} synthetic_text "--synthetic: 'big' is not WIDTHxHEIGHT"
          --synthetic big)
 cm_usage(${ch} synthetic_zero "--synthetic: '0x5' is not WIDTHxHEIGHT"
          --synthetic 0x5)
 cm_usage(${ch} synthetic_cap "--synthetic: 20000 x 20000 is more than"
          --synthetic 20000x20000)
-cm_usage(${ch} resize_single "--resize, --skip-bad, --threads and"
-         --resize 8x8 --synthetic 9x9)
-cm_usage(${ch} resize_text "--resize: '8' is not WIDTHxHEIGHT"
-         --resize 8 a.png b.png)
 cm_usage(${ch} max_pixels_zero "--max-pixels: '0' must be at least 1"
          --max-pixels 0)
-cm_usage(${ch} list_and_paths "give either --list FILE or image paths"
-         --list files.txt a.png)
-cm_usage(${ch} png_in_batch "--out-png applies to one image"
+cm_usage(${ch} two_images "give one IMAGE: several images are a batch, "
          --out-png x.png a.png b.png)
+cm_usage(${ch} batch_option "unknown option '--resize'"
+         --resize 8x8 --synthetic 9x9)
+cm_usage(${ch} decoder_option "unknown option '--decoder'"
+         --decoder gpu a.jpg)
+cm_usage(${ch} list_option "unknown option '--list'" --list files.txt)
+
+# imgbatch's own usage errors and shared options; tool_usage(SUFFIX REGEX
+# ARGS...): exit 2 and one stderr line "imgbatch: REGEX".
+function(tool_usage suffix regex)
+  cm_cpu_run(imgbatch.usage_${suffix} exit 2 "^imgbatch: ${regex}"
+             "${tool}" ${ARGN})
+endfunction()
+cm_cpu_run(imgbatch.help help "${tool}" --help)
+tool_usage(unknown_option "unknown option '--no-such-option'"
+           --no-such-option)
+tool_usage(missing_value "option '--repeat' needs a value" --repeat)
+tool_usage(repeat_zero "--repeat: '0' must be at least 1" --repeat 0 d)
+tool_usage(device_negative "--device: '-1' must be at least 0"
+           --device -1 d)
+tool_usage(no_inputs "give a folder, image files or --list FILE")
+tool_usage(list_and_paths "give either --list FILE or image paths"
+           --list files.txt a.png)
+tool_usage(resize_text "--resize: '8' is not WIDTHxHEIGHT"
+           --resize 8 a.png b.png)
+tool_usage(max_pixels_zero "--max-pixels: '0' must be at least 1"
+           --max-pixels 0 d)
+tool_usage(decoder_choice "--decoder: 'fast' is not one of"
+           --decoder fast a.jpg b.jpg)
+tool_usage(decoder_resize "--resize needs --decoder cpu or auto"
+           --decoder gpu --resize 8x8 a.jpg b.jpg)
+tool_usage(keep_and_npy "--keep-on-gpu writes no tensor"
+           --keep-on-gpu --out-npy x.npy a.jpg b.jpg)
+tool_usage(bare_cpu "--bare-decode times the GPU decoder"
+           --bare-decode --decoder cpu a.jpg b.jpg)
+tool_usage(bare_keep "--keep-on-gpu does nothing with --bare-decode"
+           --bare-decode --keep-on-gpu a.jpg)
 
 # The files: good ones in many formats and layouts, and broken ones,
 # written once by test_06_fixtures; test_06_images checks loading them.
@@ -34,18 +70,22 @@ set_tests_properties(${ch}.fixtures PROPERTIES LABELS cpu
 set_tests_properties(test_06_images PROPERTIES FIXTURES_REQUIRED images06
                      ENVIRONMENT "FIXTURES_06=${fx}" SKIP_RETURN_CODE 77)
 
-# bad_input(SUFFIX REGEX ARGS...): exit 1 and one stderr line, without a
-# GPU: files are checked, and one image decoded, before the device is
-# selected.
+# bad_input(SUFFIX REGEX ARGS...): the lab exits 1 with one stderr line,
+# without a GPU: the image is read and decoded before the device is
+# selected. bad_batch(...): the same for imgbatch, whose files are each
+# read and checked (header, structure, size) before it.
 function(bad_input suffix regex)
   cm_cpu_run(${ch}.bad_${suffix} exit 1 "${regex}" "${bin}" ${ARGN})
   set_tests_properties(${ch}.bad_${suffix} PROPERTIES
                        FIXTURES_REQUIRED images06)
 endfunction()
+function(bad_batch suffix regex)
+  cm_cpu_run(imgbatch.bad_${suffix} exit 1 "^imgbatch: .*${regex}" "${tool}"
+             ${ARGN})
+  set_tests_properties(imgbatch.bad_${suffix} PROPERTIES
+                       FIXTURES_REQUIRED images06)
+endfunction()
 bad_input(missing "missing.png: cannot open: No such file" "${fx}/missing.png")
-bad_input(directory "folder.png: is a directory" "${fx}/gray.png"
-          "${fx}/folder.png")
-bad_input(empty_dir "emptydir: no image files" "${fx}/emptydir")
 bad_input(empty "empty.png: file is empty" "${fx}/empty.png")
 bad_input(not_image "notimage.png: not an image" "${fx}/notimage.png")
 # Every format stb_image reads, cut in half: refused, naming the format
@@ -70,14 +110,42 @@ bad_input(huge "huge.png: header says 100000 x 100000 = 10000000000 pixels"
           "${fx}/huge.png")
 bad_input(max_pixels "gray.png: .* more than --max-pixels 100$"
           --max-pixels 100 "${fx}/gray.png")
-bad_input(batch_sizes "b.png: 20 x 10, but the batch is 37 x 23 .*--resize"
-          "${fx}/batch_mixed")
-bad_input(batch_truncated "batch_bad/b.png: truncated PNG" "${fx}/batch_bad")
-bad_input(list_missing "nolist.txt: cannot open" --list "${fx}/nolist.txt")
-bad_input(list_folder "emptydir: is a folder: --list takes a file of image"
-          --list "${fx}/emptydir")
 bad_input(out_folder "cannot write .*x.npy: folder .* does not exist"
           --out-npy "${fx}/no/such/x.npy" "${fx}/gray.png")
+bad_input(out_npy_is_folder "cannot write .*06_fixtures: it is a directory"
+          --out-npy "${fx}" "${fx}/gray.png")
+bad_input(out_png_is_folder "cannot write .*06_fixtures: it is a directory"
+          --out-png "${fx}" "${fx}/gray.png")
+cm_cpu_run(${ch}.usage_folder exit 2
+           "emptydir: is a folder: give one IMAGE .*imgbatch"
+           "${bin}" "${fx}/emptydir")
+set_tests_properties(${ch}.usage_folder PROPERTIES FIXTURES_REQUIRED images06)
+
+bad_batch(missing "missing.png: cannot open: No such file" "${fx}/missing.png")
+bad_batch(directory "folder.png: is a directory" "${fx}/gray.png"
+          "${fx}/folder.png")
+bad_batch(empty_dir "emptydir: no image files" "${fx}/emptydir")
+bad_batch(empty "empty.png: file is empty" "${fx}/gray.png" "${fx}/empty.png")
+bad_batch(not_image "notimage.png: not an image" "${fx}/notimage.png")
+bad_batch(truncated_png "truncated.png: truncated PNG: " "${fx}/truncated.png")
+bad_batch(huge "huge.png: header says 100000 x 100000" "${fx}/huge.png")
+bad_batch(max_pixels "gray.png: .* more than --max-pixels 100$"
+          --max-pixels 100 "${fx}/gray.png")
+bad_batch(sizes "b.png: 20 x 10, but the batch is 37 x 23 .*--resize"
+          "${fx}/batch_mixed")
+bad_batch(truncated "batch_bad/b.png: truncated PNG" "${fx}/batch_bad")
+bad_batch(list_missing "nolist.txt: cannot open" --list "${fx}/nolist.txt")
+bad_batch(list_folder "emptydir: is a folder: --list takes a file of image"
+          --list "${fx}/emptydir")
+bad_batch(out_folder "cannot write .*x.npy: folder .* does not exist"
+          --out-npy "${fx}/no/such/x.npy" "${fx}/batch")
+bad_batch(out_npy_is_folder "cannot write .*06_fixtures: it is a directory"
+          --out-npy "${fx}" "${fx}/batch")
+bad_batch(csv_is_folder "cannot write .*06_fixtures: it is a directory"
+          --csv "${fx}" "${fx}/batch")
+cm_cpu_run(imgbatch.no_gpu exit 77 "^imgbatch: ${CM_NO_GPU_LINE}" "${tool}"
+           --quick "${fx}/batch")
+set_tests_properties(imgbatch.no_gpu PROPERTIES FIXTURES_REQUIRED images06)
 
 # Nothing half-written: a refused input leaves no output, not even a
 # temporary file.
@@ -93,11 +161,10 @@ add_test(${ch}.npy_numpy sh "${script}" numpy "${TEST_BIN_DIR}/test_06_npy"
 set_tests_properties(${ch}.npy_numpy PROPERTIES LABELS cpu
                      SKIP_RETURN_CODE 77)
 
-# GPU: both paths on odd sizes (the fused kernel's groups of 4 pixels
-# that cross a row end, its 4- and 1-byte loads; the last two sizes are
-# big enough for its grid-stride loop to go round on an H200), every file
-# layout, and batches (checked in bands by the decode threads, one
-# thread with the main thread's help in batch_corrupt_skip).
+# GPU: the lab's both paths on odd sizes (the fused kernel's groups of 4
+# pixels that cross a row end, its 4- and 1-byte loads; the last two
+# sizes are big enough for its grid-stride loop to go round on an H200),
+# and every file layout.
 foreach(size 1x1 1x7 7x1 3x1000 1000x3 1001x1001 4096x1500 3001x2001)
   cm_gpu(${ch} synthetic_${size} --quick --synthetic ${size})
 endforeach()
@@ -108,31 +175,47 @@ foreach(file gray.png rgb.png rgba.png gray16.png palette.png rgb.jpg
   set_tests_properties(${ch}.gpu_file_${file} PROPERTIES
                        FIXTURES_REQUIRED images06)
 endforeach()
-cm_gpu(${ch} batch_dir "${fx}/batch")
-cm_gpu(${ch} batch_resize --resize 40x30 --threads 2 --streams 2
-       "${fx}/batch_mixed")
-cm_gpu(${ch} batch_skip_bad --skip-bad "${fx}/batch_bad")
-cm_gpu(${ch} batch_corrupt_skip --skip-bad --threads 1 "${fx}/batch_corrupt")
-cm_gpu(${ch} batch_cut_skip --skip-bad "${fx}/batch_cut")
-cm_gpu(${ch} batch_list --list "${fx}/list.txt" --resize 16x9 --streams 1)
-foreach(t batch_dir batch_resize batch_skip_bad batch_corrupt_skip
-          batch_cut_skip batch_list)
-  set_tests_properties(${ch}.gpu_${t} PROPERTIES FIXTURES_REQUIRED images06)
-endforeach()
+
+# GPU: imgbatch on the fixture folders (checked in every pixel by the
+# reader threads, one thread in batch_corrupt_skip), with a tensor kept on
+# the GPU, and with batches of one image on one stream and on three (the
+# buffers' rotation).
+function(tool_gpu suffix)
+  add_test(imgbatch.gpu_${suffix} ${RUN} pass "${tool}" ${ARGN})
+  set_tests_properties(imgbatch.gpu_${suffix} PROPERTIES LABELS gpu
+                       SKIP_RETURN_CODE 77 FIXTURES_REQUIRED images06)
+endfunction()
+tool_gpu(batch_dir "${fx}/batch")
+tool_gpu(batch_resize --resize 40x30 --threads 2 --streams 2
+         "${fx}/batch_mixed")
+tool_gpu(batch_skip_bad --skip-bad "${fx}/batch_bad")
+tool_gpu(batch_corrupt_skip --skip-bad --threads 1 "${fx}/batch_corrupt")
+tool_gpu(batch_cut_skip --skip-bad "${fx}/batch_cut")
+tool_gpu(batch_list --list "${fx}/list.txt" --resize 16x9 --streams 1)
+tool_gpu(batch_keep --keep-on-gpu "${fx}/batch")
+tool_gpu(batch_resize_keep --keep-on-gpu --resize 40x30 "${fx}/batch_mixed")
+tool_gpu(batch_one_stream --batch-size 1 --streams 1 --repeat 2
+         "${fx}/batch")
+tool_gpu(batch_three_streams --batch-size 1 --streams 3 --decoder cpu
+         "${fx}/batch")
 
 # GPU, then files: the outputs open as what they claim to be. The PNG the
-# program wrote is read back by the program; NumPy loads the tensors; a
-# file that fails to decode inside the pipeline (corrupt, or cut short)
+# lab wrote is read back by the lab; NumPy loads the tensors; a file that
+# fails to decode inside imgbatch's pipeline (corrupt, or cut short)
 # leaves no partial .npy, or with --skip-bad a .npy whose header counts
 # only the good images.
 add_test(${ch}.gpu_outputs sh "${script}" outputs "${bin}" "${fx}"
          "${check_npy}")
-set_tests_properties(${ch}.gpu_outputs PROPERTIES LABELS gpu
-                     SKIP_RETURN_CODE 77 FIXTURES_REQUIRED images06)
+add_test(imgbatch.gpu_outputs ${tool_sh} outputs "${tool}" "${fx}"
+         "${check_npy}")
+set_tests_properties(${ch}.gpu_outputs imgbatch.gpu_outputs PROPERTIES
+                     LABELS gpu SKIP_RETURN_CODE 77
+                     FIXTURES_REQUIRED images06)
 
-# The benchmark corpus (--make-corpus, no GPU): its usage errors, and the
-# files it writes (corpus_check.sh; tests/test_06_corpus.c decodes them).
-cm_cpu_run(${ch}.corpus_help help "${bin}" --make-corpus --help)
+# The benchmark corpus (imgbatch --make-corpus, no GPU): its usage errors,
+# and the files it writes (batch/corpus_check.sh; tests/test_06_corpus.c
+# decodes them).
+cm_cpu_run(imgbatch.corpus_help help "${tool}" --make-corpus --help)
 foreach(case
     "no_dir|give the folder to write: --make-corpus DIR|"
     "unknown|unknown option '--colour'|d;--colour;red"
@@ -153,61 +236,50 @@ foreach(case
   if(n GREATER 2)
     list(SUBLIST fields 2 -1 args)
   endif()
-  cm_usage(${ch} corpus_${suffix}
-           "^06_image_preprocess: --make-corpus: ${regex}"
-           --make-corpus ${args})
+  tool_usage(corpus_${suffix} "--make-corpus: ${regex}" --make-corpus
+             ${args})
 endforeach()
-add_test(${ch}.corpus_files sh "${SRC_DIR}/${ch}/corpus_check.sh" "${bin}")
-set_tests_properties(${ch}.corpus_files PROPERTIES LABELS cpu
+add_test(imgbatch.corpus_files sh "${SRC_DIR}/${ch}/batch/corpus_check.sh"
+         "${tool}")
+set_tests_properties(imgbatch.corpus_files PROPERTIES LABELS cpu
                      ENVIRONMENT "CUDA_VISIBLE_DEVICES=-1")
 
-# bench_torchvision.py (the comparison with torchvision's GPU decode): it
-# compiles, a usage error is one line and exit 2, and without PyTorch,
-# torchvision or a GPU it says so in one line and exits 77.
+# batch/bench_torchvision.py (the comparison with torchvision's GPU
+# decode): it compiles, a usage error is one line and exit 2, and without
+# PyTorch, torchvision or a GPU it says so in one line and exits 77.
 if(NOT SANITIZE)
-  set(bench_tv "${SRC_DIR}/${ch}/bench_torchvision.py")
-  add_test(${ch}.bench_torchvision_compiles python3 -m py_compile
+  set(bench_tv "${SRC_DIR}/${ch}/batch/bench_torchvision.py")
+  add_test(imgbatch.bench_torchvision_compiles python3 -m py_compile
            "${bench_tv}")
-  set_tests_properties(${ch}.bench_torchvision_compiles PROPERTIES
+  set_tests_properties(imgbatch.bench_torchvision_compiles PROPERTIES
     LABELS cpu ENVIRONMENT "PYTHONPYCACHEPREFIX=${TEST_BIN_DIR}/pycache")
-  cm_cpu_run(${ch}.bench_torchvision_usage exit 2
+  cm_cpu_run(imgbatch.bench_torchvision_usage exit 2
              "^bench_torchvision.py: argument --batch: '0' must be at least 1"
              python3 "${bench_tv}" --batch 0 "${SRC_DIR}/${ch}")
-  cm_cpu_run(${ch}.bench_torchvision_no_gpu exit 77 "skipped$"
+  cm_cpu_run(imgbatch.bench_torchvision_no_gpu exit 77 "skipped$"
              python3 "${bench_tv}" "${SRC_DIR}/${ch}")
 endif()
 
-# JPEG decode on the GPU (batch/nvjpeg_decoder.cu, batch/gpu_batch.cu).
-# CPU: the options that cannot go together; the folders of JPEGs the GPU
-# tests read, written by --make-corpus (batch/decode_tests.sh).
-cm_usage(${ch} decoder_choice "--decoder: 'fast' is not one of"
-         --decoder fast a.jpg b.jpg)
-cm_usage(${ch} decoder_single "--decoder, --batch-size, --keep-on-gpu"
-         --decoder gpu a.jpg)
-cm_usage(${ch} decoder_resize "--resize needs --decoder cpu or auto"
-         --decoder gpu --resize 8x8 a.jpg b.jpg)
-cm_usage(${ch} keep_and_npy "--keep-on-gpu writes no tensor"
-         --keep-on-gpu --out-npy x.npy a.jpg b.jpg)
-cm_usage(${ch} bare_cpu "--bare-decode times the GPU decoder"
-         --bare-decode --decoder cpu a.jpg b.jpg)
+# JPEG decode on the GPU (batch/decoder.cu, batch/nvjpeg_decoder.cu): the
+# folders of JPEGs the GPU tests read, written by --make-corpus
+# (batch/tests.sh corpora), on the CPU.
 set(jpegs "${TEST_BIN_DIR}/06_jpegs")
-set(decode_sh sh "${SRC_DIR}/${ch}/batch/decode_tests.sh")
-add_test(${ch}.jpeg_corpora ${decode_sh} corpora "${bin}" "${jpegs}")
-set_tests_properties(${ch}.jpeg_corpora PROPERTIES LABELS cpu
+add_test(imgbatch.jpeg_corpora ${tool_sh} corpora "${tool}" "${jpegs}")
+set_tests_properties(imgbatch.jpeg_corpora PROPERTIES LABELS cpu
                      FIXTURES_SETUP jpegs06)
 # A build without nvJPEG (HAVE_NVJPEG empty): --decoder gpu is refused in
 # one line, exit 1, before a GPU is looked for; auto decodes every JPEG on
 # the CPU. The GPU decode tests below need nvJPEG, so they are registered
 # only in a build that has it.
 if(NOT HAVE_NVJPEG)
-  cm_cpu_run(${ch}.decoder_gpu_not_built exit 1
-             "^06_image_preprocess: GPU JPEG decode not built: nvjpeg.h was not found"
-             "${bin}" --decoder gpu "${jpegs}/baseline")
-  set_tests_properties(${ch}.decoder_gpu_not_built PROPERTIES
+  cm_cpu_run(imgbatch.decoder_gpu_not_built exit 1
+             "^imgbatch: GPU JPEG decode not built: nvjpeg.h was not found"
+             "${tool}" --decoder gpu "${jpegs}/baseline")
+  set_tests_properties(imgbatch.decoder_gpu_not_built PROPERTIES
                        FIXTURES_REQUIRED jpegs06)
-  add_test(${ch}.gpu_decode_auto_without_nvjpeg ${decode_sh} routed
-           "${bin}" 0 0 37 "${jpegs}/mixed")
-  set_tests_properties(${ch}.gpu_decode_auto_without_nvjpeg PROPERTIES
+  add_test(imgbatch.gpu_decode_auto_without_nvjpeg ${tool_sh} routed
+           "${tool}" 0 0 37 "${jpegs}/mixed")
+  set_tests_properties(imgbatch.gpu_decode_auto_without_nvjpeg PROPERTIES
                        LABELS gpu SKIP_RETURN_CODE 77
                        FIXTURES_REQUIRED jpegs06)
   return()
@@ -217,9 +289,9 @@ endif()
 # decoded(SUFFIX GPU HYBRID CPU ARGS...): GPU images on the GPU, HYBRID of
 # them (progressive JPEGs) by nvJPEG's hybrid path, CPU on the CPU.
 function(decoded suffix gpu hybrid cpu)
-  add_test(${ch}.gpu_decode_${suffix} ${decode_sh} routed "${bin}" ${gpu}
+  add_test(imgbatch.gpu_decode_${suffix} ${tool_sh} routed "${tool}" ${gpu}
            ${hybrid} ${cpu} ${ARGN})
-  set_tests_properties(${ch}.gpu_decode_${suffix} PROPERTIES LABELS gpu
+  set_tests_properties(imgbatch.gpu_decode_${suffix} PROPERTIES LABELS gpu
                        SKIP_RETURN_CODE 77 FIXTURES_REQUIRED jpegs06)
 endfunction()
 decoded(baseline 24 0 0 --decoder gpu "${jpegs}/baseline")
@@ -228,13 +300,16 @@ decoded(gray 12 0 0 --decoder gpu "${jpegs}/gray")
 decoded(odd_size 12 0 0 --decoder gpu "${jpegs}/odd")
 # 37 files in batches of 8: a short last batch, 9 progressive among them.
 decoded(mixed 37 9 0 --batch-size 8 "${jpegs}/mixed")
+decoded(mixed_kept 37 9 0 --batch-size 8 --keep-on-gpu --streams 3
+        "${jpegs}/mixed")
 decoded(mixed_npy 37 9 0 --decoder gpu --batch-size 5 --threads 3
         "${jpegs}/mixed" --out-npy "${jpegs}/mixed.npy")
 decoded(cpu_kept 0 0 37 --decoder cpu --keep-on-gpu "${jpegs}/mixed")
-add_test(${ch}.gpu_decode_bare ${RUN} pass "${bin}" --bare-decode
+decoded(cpu_back 0 0 37 --decoder cpu "${jpegs}/mixed")
+add_test(imgbatch.gpu_decode_bare ${RUN} pass "${tool}" --bare-decode
          --batch-size 10 "${jpegs}/mixed")
-add_test(${ch}.gpu_decode_repeatable ${decode_sh} repeatable "${bin}"
+add_test(imgbatch.gpu_decode_repeatable ${tool_sh} repeatable "${tool}"
          "${jpegs}/baseline" "${jpegs}/repeat")
-set_tests_properties(${ch}.gpu_decode_bare ${ch}.gpu_decode_repeatable
+set_tests_properties(imgbatch.gpu_decode_bare imgbatch.gpu_decode_repeatable
                      PROPERTIES LABELS gpu SKIP_RETURN_CODE 77
                      FIXTURES_REQUIRED jpegs06)

@@ -4,7 +4,8 @@
 # compute-sanitizer memcheck of every chapter's --quick run, its lesson and
 # its unsolved exercise (racecheck too for the labs in RACECHECK), then
 # every README capture, i.e. each "<!-- capture: CMD -->" line in
-# NN_*/README.md, NN_*/NOTES.md and README.md, run and saved for
+# NN_*/README.md, NN_*/NOTES.md (and any README.md in a chapter's
+# subfolders, such as 06's batch tool's) and README.md, run and saved for
 # tests/fill-captures.py ("<!-- capture-setup: CMD -->" lines run first,
 # unshown, to make input files). Everything lands in OUTDIR, bundled as
 # OUTDIR/gpu-check.tgz; a short summary is printed last.
@@ -74,18 +75,22 @@ for name in $chapters; do
     esac
 done
 
-# 06's batch tool decodes JPEGs on the GPU (nvJPEG) only when given a
-# folder of them: memcheck that path too, on a small mixed folder.
+# 06's batch tool, imgbatch, is a program of its own: memcheck its GPU
+# JPEG decode (nvJPEG) and its CPU decode with the tensor brought back,
+# on a small mixed folder, in batches of 6 over several streams.
 case " $chapters " in *" 06_image_preprocess "*)
-    bin=build/bin/06_image_preprocess
+    tool=build/bin/imgbatch
     jpegs=$out/jpegs-memcheck
-    "$bin" --make-corpus "$jpegs" --count 20 --kind mixed \
+    "$tool" --make-corpus "$jpegs" --count 20 --kind mixed \
         >"$out/logs/memcheck-06-corpus.log" 2>&1
-    compute-sanitizer --tool memcheck --leak-check full --error-exitcode 9 \
-        "$bin" "$jpegs" --decoder gpu --batch-size 6 --repeat 1 \
-        >"$out/logs/memcheck-06-gpu-decode.log" 2>&1
-    note "memcheck  06 GPU JPEG decode: rc=$? $(grep 'ERROR SUMMARY' \
-        "$out/logs/memcheck-06-gpu-decode.log" | tail -1)"
+    for decoder in gpu cpu; do
+        log=$out/logs/memcheck-06-imgbatch-$decoder.log
+        compute-sanitizer --tool memcheck --leak-check full \
+            --error-exitcode 9 "$tool" "$jpegs" --decoder $decoder \
+            --batch-size 6 --streams 3 --repeat 1 >"$log" 2>&1
+        note "memcheck  imgbatch --decoder $decoder: rc=$? $(grep \
+            'ERROR SUMMARY' "$log" | tail -1)"
+    done
     rm -rf "$jpegs";;
 esac
 
@@ -99,7 +104,10 @@ n=0
 # The top README's captures (its summary of every chapter) come last, and
 # only when every chapter is checked, or TOP_README=1 asks for them.
 # A chapter's NOTES.md, its deep dives, may hold captures too.
-readmes=$(for c in $chapters; do echo "$c/README.md $c/NOTES.md"; done)
+readmes=$(for c in $chapters; do
+    echo "$c/README.md $c/NOTES.md"
+    find "$c" -mindepth 2 -name README.md | sort
+done)
 if [ -z "${CHAPTERS:-}" ] || [ -n "${TOP_README:-}" ]; then
     readmes="$readmes README.md"
 fi

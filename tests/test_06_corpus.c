@@ -1,11 +1,11 @@
-/* test_06_corpus.c - the benchmark corpus of 06_image_preprocess: every
+/* test_06_corpus.c - the benchmark corpus of 06's batch tool: every
  * kind of file it writes is a JPEG of the right kind (the markers say
  * baseline or progressive, 4:2:0 or gray), decodes with stb_image to the
  * right size and close to the image it was made from, and comes out the
  * same byte for byte each time. */
 #include "test.h"
-#include "../06_image_preprocess/corpus.h"
-#include "../06_image_preprocess/corpus_jpeg.h"
+#include "../06_image_preprocess/batch/corpus.h"
+#include "../06_image_preprocess/batch/corpus_jpeg.h"
 
 #include "stb_image.h"
 

@@ -1,12 +1,12 @@
-/* test_06_images.c - image loading and batch inputs of 06_image_preprocess,
- * on the files test_06_fixtures writes (CTest passes their folder in
- * FIXTURES_06): exact pixels for every lossless format and layout, one
+/* test_06_images.c - image loading (the chapter's loader) and the batch
+ * tool's inputs, on the files test_06_fixtures writes (CTest passes their
+ * folder in FIXTURES_06): exact pixels for every lossless format and layout, one
  * clear message naming the file for every broken one, and every file cut
  * at every byte refused as truncated.
  */
 #include "test.h"
 #include "../06_image_preprocess/batch/batch_inputs.h"
-#include "../06_image_preprocess/batch/decode_pool.h"
+#include "../06_image_preprocess/batch/reader_pool.h"
 #include "../06_image_preprocess/image_io.h"
 #include "../06_image_preprocess/reference.h"
 #include "stb_image.h"
@@ -371,6 +371,12 @@ static void test_batch_inputs(void)
     EXPECT(dst[W + 2] == gray_at(2, 1));
     path_list_free(&list);
 
+    /* One file is a batch of one. */
+    one[0] = (char *)at("gray.png");
+    EXPECT(inputs_collect(one, 1, NULL, &list, err, sizeof err) == 0);
+    EXPECT(list.count == 1 && strstr(list.paths[0], "gray.png"));
+    path_list_free(&list);
+
     one[0] = (char *)at("emptydir");
     EXPECT(inputs_collect(one, 1, NULL, &list, err, sizeof err) == -1);
     EXPECT(strstr(err, "emptydir: no image files") != NULL);
@@ -434,78 +440,63 @@ static void test_batch_inputs(void)
     path_list_free(&list);
 }
 
-/* The batch's decode threads on real files: stb_image in several threads
- * at once (run under TSan with SANITIZE=thread) gives what one thread
- * gives. */
-static void test_threaded_decode(void)
+/* The batch's reader threads decoding real files (each file `times` over,
+ * each item into its own buffer, stb_image in several threads at once:
+ * run under TSan with SANITIZE=thread): every one gives what one thread
+ * gives, and a file cut short is refused each time with its reason, each
+ * thread's decodes bounded by its own allocation limit. */
+typedef struct {
+    const batch_source *src;
+    size_t files;
+    uint8_t (*out)[W * H];
+    int rc[64];
+    char why[64][256];
+} threaded;
+
+static void decode_item(void *ctx, size_t item, int thread)
 {
-    char err[1024];
-    path_list list;
-    char *one[1] = {(char *)at("batch")};
-    EXPECT(inputs_collect(one, 1, NULL, &list, err, sizeof err) == 0);
-    batch_source src = {&list, 0, 0, 0, IO_DEFAULT_MAX_PIXELS};
-    size_t skipped, bytes;
-    EXPECT(inputs_check(&src, 0, &skipped, &bytes, err, sizeof err) == 0);
-    static uint8_t storage[4][W * H], alone[W * H];
-    uint8_t *slots[4] = {storage[0], storage[1], storage[2], storage[3]};
-    size_t rounds = 3 * list.count;  /* each file three times over */
-    path_list repeated = {calloc(rounds, sizeof(char *)), rounds};
-    for (size_t i = 0; repeated.paths && i < rounds; i++)
-        repeated.paths[i] = list.paths[i % list.count];
-    batch_source many = src;
-    many.list = &repeated;
-    dp_pool *pool = dp_start(rounds, slots, 4, 3, inputs_decode, &many);
-    EXPECT(pool != NULL);
-    for (size_t i = 0; pool && i < rounds; i++) {
-        const char *why;
-        uint8_t *got = dp_wait(pool, i, &why);
-        EXPECT(got && inputs_decode(&src, i % list.count, alone, err,
-                                    sizeof err) == 0);
-        EXPECT(got && memcmp(got, alone, sizeof alone) == 0);
-        dp_release(pool, i);
-    }
-    if (pool)
-        dp_stop(pool);
-    free(repeated.paths);
-    path_list_free(&list);
+    threaded *t = ctx;
+    (void)thread;
+    t->rc[item] = inputs_decode(t->src, item % t->files, t->out[item],
+                                t->why[item], sizeof t->why[item]);
 }
 
-/* The same threads on a batch with a file cut short, each file four
- * times over: every cut one comes back refused with its reason, each
- * thread's decodes bounded by its own allocation limit. */
-static void test_threaded_cut(void)
+static void threaded_decode(const char *folder, int times)
 {
     char err[1024];
     path_list list;
-    char *one[1] = {(char *)at("batch_cut")};
+    char *one[1] = {(char *)at(folder)};
     EXPECT(inputs_collect(one, 1, NULL, &list, err, sizeof err) == 0);
     batch_source src = {&list, 0, 0, 0, IO_DEFAULT_MAX_PIXELS};
     size_t skipped, bytes;
     EXPECT(inputs_check(&src, 0, &skipped, &bytes, err, sizeof err) == 0);
-    static uint8_t storage[3][W * H], alone[W * H];
-    uint8_t *slots[3] = {storage[0], storage[1], storage[2]};
-    size_t rounds = 4 * list.count;
-    path_list repeated = {calloc(rounds, sizeof(char *)), rounds};
-    for (size_t i = 0; repeated.paths && i < rounds; i++)
-        repeated.paths[i] = list.paths[i % list.count];
-    batch_source many = src;
-    many.list = &repeated;
-    dp_pool *pool = dp_start(rounds, slots, 3, 3, inputs_decode, &many);
+    static uint8_t out[64][W * H], alone[W * H];
+    static threaded t;
+    size_t items = (size_t)times * list.count;
+    EXPECT(items <= 64);
+    memset(&t, 0, sizeof t);
+    t.src = &src;
+    t.files = list.count;
+    t.out = out;
+    reader_pool *pool = rp_start(3);
     EXPECT(pool != NULL);
-    for (size_t i = 0; pool && i < rounds; i++) {
-        const char *why = NULL;
-        uint8_t *got = dp_wait(pool, i, &why);
-        if (strstr(list.paths[i % list.count], "/b.bmp"))
-            EXPECT(!got && why && strstr(why, "b.bmp: truncated BMP"));
-        else
-            EXPECT(got && inputs_decode(&src, i % list.count, alone, err,
-                                        sizeof err) == 0 &&
-                   memcmp(got, alone, sizeof alone) == 0);
-        dp_release(pool, i);
+    if (pool && items <= 64) {
+        rp_post(pool, decode_item, &t, items);
+        rp_wait(pool);
+        for (size_t i = 0; i < items; i++) {
+            int cut = strstr(list.paths[i % list.count], "/b.bmp") != NULL;
+            if (cut)
+                EXPECT(t.rc[i] == -1 &&
+                       strstr(t.why[i], "b.bmp: truncated BMP"));
+            else
+                EXPECT(t.rc[i] == 0 &&
+                       inputs_decode(&src, i % list.count, alone, err,
+                                     sizeof err) == 0 &&
+                       memcmp(out[i], alone, sizeof alone) == 0);
+        }
     }
     if (pool)
-        dp_stop(pool);
-    free(repeated.paths);
+        rp_stop(pool);
     path_list_free(&list);
 }
 
@@ -525,7 +516,7 @@ int main(int argc, char **argv)
     test_hostile_header();
     test_jpeg_huffman_overflow();
     test_batch_inputs();
-    test_threaded_decode();
-    test_threaded_cut();
+    threaded_decode("batch", 3);
+    threaded_decode("batch_cut", 4);
     return test_summary();
 }

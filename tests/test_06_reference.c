@@ -1,9 +1,10 @@
 /* test_06_reference.c - the CPU reference and image helpers of
  * 06_image_preprocess: exact x / 255.0f, the flip, the way back to 8 bits,
- * the built-in image, the bilinear resize and "WxH" parsing, and the
- * check cut into bands of rows that the batch's threads share.
+ * the built-in image, the bilinear resize and "WxH" parsing, and the batch
+ * tool's test that a value is a whole level.
  */
 #include "test.h"
+#include "../06_image_preprocess/batch/batch_check.h"
 #include "../06_image_preprocess/reference.h"
 
 #include <math.h>
@@ -23,28 +24,24 @@ int main(void)
     out[4] = nextafterf(out[4], 1.0f);  /* one ulp off is a mismatch */
     EXPECT(ref_first_mismatch(out, in, 3, 2) == 4);
 
-    /* A check cut into bands of rows: the bands cover every row once,
-     * so a wrong pixel anywhere is found by exactly the band holding
-     * its row, whatever the number of bands. */
+    /* The batch tool's test of a value it cannot compare with a plane:
+     * exactly b / 255.0f for a byte b, nothing else (batch_check.c). */
+    int level_errors = 0;
+    for (int v = 0; v < 256; v++) {
+        float f = (float)v / 255.0f;
+        level_errors += check_level(f) != v;
+        level_errors += check_level(nextafterf(f, 2.0f)) != -1;
+        level_errors += check_level(nextafterf(f, -1.0f)) != -1;
+    }
+    EXPECT(level_errors == 0);
+    EXPECT(check_level(NAN) == -1 && check_level(2.0f) == -1);
     static uint8_t image[7 * 13];
-    static float good[7 * 13], spoiled[7 * 13];
+    static float good[7 * 13];
     ref_synthetic(image, 7, 13);
     ref_normalize_flip(good, image, 7, 13);
-    size_t band_errors = 0;
-    for (size_t bands = 1; bands <= 13; bands++)
-        for (size_t i = 0; i < 7 * 13; i += 5) {
-            memcpy(spoiled, good, sizeof spoiled);
-            spoiled[i] = -spoiled[i] - 1.0f;
-            for (size_t k = 0; k < bands; k++) {
-                size_t y0 = 13 * k / bands, y1 = 13 * (k + 1) / bands;
-                int holds = i / 7 >= y0 && i / 7 < y1;
-                band_errors +=
-                    ref_band_differs(spoiled, image, 7, 13, k, bands) != holds;
-                band_errors += ref_band_differs(good, image, 7, 13, k,
-                                                bands) != 0;
-            }
-        }
-    EXPECT(band_errors == 0);
+    EXPECT(check_whole_levels(good, 7 * 13));
+    good[45] = nextafterf(good[45], 2.0f);
+    EXPECT(!check_whole_levels(good, 7 * 13));
 
     /* Every 8-bit value: x / 255.0f is the float nearest the exact
      * quotient (correct rounding), so a GPU dividing the IEEE way must

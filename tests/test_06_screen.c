@@ -8,7 +8,7 @@
 #include "test.h"
 #include "../06_image_preprocess/batch/batch_inputs.h"
 #include "../06_image_preprocess/batch/jpeg_screen.h"
-#include "../06_image_preprocess/corpus.h"
+#include "../06_image_preprocess/batch/corpus.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -219,29 +219,28 @@ static void test_corpus_files(void)
 static void test_decoder_choice(void)
 {
     decoder_plan p;
-    /* auto: the GPU pipeline only with nvJPEG, JPEGs and no --resize. */
-    p = decoder_choose(DECODER_AUTO, 1, 0, 0, 1);
-    EXPECT(p.gpu_pipeline && p.try_nvjpeg && !p.fail && !p.note);
-    p = decoder_choose(DECODER_AUTO, 0, 0, 0, 1);
-    EXPECT(!p.gpu_pipeline && !p.fail && p.note &&
+    /* auto: nvJPEG only where it is built, for JPEGs, without --resize;
+     * else every file to stb_image, the routed: line saying why. */
+    p = decoder_choose(DECODER_AUTO, 1, 0, 1);
+    EXPECT(p.try_nvjpeg && !p.fail && !p.note && !p.cpu_why);
+    p = decoder_choose(DECODER_AUTO, 0, 0, 1);
+    EXPECT(!p.try_nvjpeg && !p.fail && p.note &&
            strstr(p.note, "GPU JPEG decode not built: nvjpeg.h was not "
-                          "found at build time"));
-    p = decoder_choose(DECODER_AUTO, 1, 1, 0, 1);
-    EXPECT(!p.gpu_pipeline && p.note && strstr(p.note, "--resize"));
-    p = decoder_choose(DECODER_AUTO, 1, 0, 0, 0);
-    EXPECT(!p.gpu_pipeline && !p.note);
-    p = decoder_choose(DECODER_AUTO, 0, 0, 1, 1);
-    EXPECT(p.gpu_pipeline && !p.try_nvjpeg && !p.fail);
-    /* gpu: fails without nvJPEG; with it, the batched pipeline. */
-    p = decoder_choose(DECODER_GPU, 0, 0, 0, 1);
+                          "found at build time") &&
+           strcmp(p.cpu_why, "GPU JPEG decode not built") == 0);
+    p = decoder_choose(DECODER_AUTO, 1, 1, 1);
+    EXPECT(!p.try_nvjpeg && p.note && strstr(p.note, "--resize") &&
+           strcmp(p.cpu_why, "--resize") == 0);
+    p = decoder_choose(DECODER_AUTO, 1, 0, 0);
+    EXPECT(!p.try_nvjpeg && !p.note && p.cpu_why);
+    /* gpu: fails without nvJPEG. */
+    p = decoder_choose(DECODER_GPU, 0, 0, 1);
     EXPECT(p.fail && strcmp(p.note, DECODER_NOT_BUILT) == 0);
-    p = decoder_choose(DECODER_GPU, 1, 0, 0, 0);
-    EXPECT(p.gpu_pipeline && p.try_nvjpeg && !p.fail);
-    /* cpu: never nvJPEG; the batched pipeline only to keep the tensor. */
-    p = decoder_choose(DECODER_CPU, 1, 0, 0, 1);
-    EXPECT(!p.gpu_pipeline && !p.try_nvjpeg && !p.note);
-    p = decoder_choose(DECODER_CPU, 1, 0, 1, 1);
-    EXPECT(p.gpu_pipeline && !p.try_nvjpeg);
+    p = decoder_choose(DECODER_GPU, 1, 0, 0);
+    EXPECT(p.try_nvjpeg && !p.fail && !p.cpu_why);
+    /* cpu: never nvJPEG. */
+    p = decoder_choose(DECODER_CPU, 1, 0, 1);
+    EXPECT(!p.try_nvjpeg && !p.note && strcmp(p.cpu_why, "--decoder cpu") == 0);
 }
 
 /* inputs_survey: each file's size, the JPEGs counted by their first two

@@ -1,4 +1,5 @@
-/* batch_inputs.c - collecting, checking and decoding the batch's files. */
+/* batch_inputs.c - the batch's files: collected, checked before the GPU
+ * is touched, decoded on the CPU. */
 #include "batch_inputs.h"
 #include "../image_io.h"
 #include "../reference.h"
@@ -132,11 +133,12 @@ int inputs_collect(char **args, int n_args, const char *list_file,
     size_t capacity = 0;
     int rc = 0;
     memset(out, 0, sizeof *out);
+    int folder = !list_file && n_args == 1 && inputs_is_directory(args[0]);
     if (list_file)
         rc = collect_list_file(list_file, out, &capacity, err, err_len);
-    else if (n_args == 1 && inputs_is_directory(args[0]))
+    else if (folder)
         rc = collect_directory(args[0], out, &capacity, err, err_len);
-    for (int i = 0; !list_file && n_args > 1 && i < n_args && rc == 0; i++)
+    for (int i = 0; !list_file && !folder && i < n_args && rc == 0; i++)
         if (add_path(out, args[i], &capacity) != 0) {
             snprintf(err, err_len, "not enough memory for the file list");
             rc = -1;
@@ -227,13 +229,14 @@ int inputs_survey(const path_list *list, size_t *bytes, size_t *jpegs,
     return 0;
 }
 
-int inputs_decode(void *source, size_t index, uint8_t *dst, char *err,
-                  size_t err_len)
+int inputs_decode_bytes(const batch_source *src, size_t index,
+                        const uint8_t *bits, size_t len, uint8_t *dst,
+                        char *err, size_t err_len)
 {
-    const batch_source *src = source;
+    const char *path = src->list->paths[index];
     io_image img;
-    if (io_load_gray(src->list->paths[index], src->max_pixels, &img, err,
-                     err_len) != 0)
+    if (io_decode_gray(path, bits, len, src->max_pixels, &img, err,
+                       err_len) != 0)
         return -1;
     int rc = 0;
     if (img.width == src->width && img.height == src->height)
@@ -243,11 +246,23 @@ int inputs_decode(void *source, size_t index, uint8_t *dst, char *err,
                             img.width, img.height);
     else {
         snprintf(err, err_len, "%s: %zu x %zu, but the batch is %zu x %zu",
-                 src->list->paths[index], img.width, img.height, src->width,
-                 src->height);
+                 path, img.width, img.height, src->width, src->height);
         rc = -1;
     }
     io_image_free(&img);
+    return rc;
+}
+
+int inputs_decode(const batch_source *src, size_t index, uint8_t *dst,
+                  char *err, size_t err_len)
+{
+    size_t len = 0;
+    unsigned char *bits = io_read_file(src->list->paths[index], &len, err,
+                                       err_len);
+    if (!bits)
+        return -1;
+    int rc = inputs_decode_bytes(src, index, bits, len, dst, err, err_len);
+    free(bits);
     return rc;
 }
 

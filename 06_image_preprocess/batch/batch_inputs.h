@@ -1,11 +1,13 @@
 /* batch_inputs.h - which files a batch holds, checked before the GPU is
- * touched, and how one of them is decoded into a staging buffer.
+ * touched, and how one of them is decoded on the CPU (stb_image, through
+ * the chapter's loader, image_io.h) into the batch's size.
  *
  *   path_list list;
  *   inputs_collect(args, n_args, list_file, &list, err, sizeof err);
  *   batch_source src = {&list, 0, 0, 0, max_pixels};   (0 x 0: no resize)
  *   inputs_check(&src, skip_bad, &skipped, &file_bytes, err, sizeof err);
- *   ... inputs_decode(&src, i, dst, err, sizeof err) from any thread ...
+ *   ... inputs_decode_bytes(&src, i, bits, len, dst, err, sizeof err)
+ *       from any thread ...
  *   path_list_free(&list);
  */
 #ifndef BATCH_INPUTS_H
@@ -31,7 +33,8 @@ typedef struct {
 } batch_source;
 
 /* One directory (its image files, by name), the lines of list_file, or the
- * paths given. Returns 0, or -1 with a reason naming the file in err. */
+ * paths given (one or more files). Returns 0, or -1 with a reason naming
+ * the file in err. */
 int inputs_collect(char **args, int n_args, const char *list_file,
                    path_list *out, char *err, size_t err_len);
 void path_list_free(path_list *list);
@@ -52,13 +55,21 @@ int inputs_check(batch_source *src, int skip_bad, size_t *skipped,
 int inputs_survey(const path_list *list, size_t *bytes, size_t *jpegs,
                   char *err, size_t err_len);
 
-/* Decodes image index to gray (resizing if asked) into dst, which holds
- * width * height bytes: a dp_decode_fn. Returns 0 or -1 with err. */
-int inputs_decode(void *src, size_t index, uint8_t *dst, char *err,
-                  size_t err_len);
+/* Decodes the bytes of image index (len of them, read from its file) to
+ * gray, resized if src->resize, into dst, which holds src->width *
+ * src->height bytes. Safe from several threads at once. Returns 0, or -1
+ * with "PATH: reason" in err (a size other than the batch's, too). */
+int inputs_decode_bytes(const batch_source *src, size_t index,
+                        const uint8_t *bits, size_t len, uint8_t *dst,
+                        char *err, size_t err_len);
 
-/* Reader or decode threads when --threads is not given: one per online
- * core, at most 16 (past that, the files and the GPU are the limit). */
+/* The same, reading the file first. */
+int inputs_decode(const batch_source *src, size_t index, uint8_t *dst,
+                  char *err, size_t err_len);
+
+/* Reader threads when --threads is not given: one per online core, at
+ * most 16 (past that, the files and the GPU are the limit). The one
+ * place in 06 that counts cores. */
 int inputs_default_threads(void);
 
 #ifdef __cplusplus

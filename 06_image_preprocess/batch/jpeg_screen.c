@@ -161,32 +161,32 @@ const char *js_screen(const uint8_t *data, size_t len, js_header *out)
 }
 
 decoder_plan decoder_choose(decoder_request request, int nvjpeg_built,
-                            int resize, int keep_on_gpu, int any_jpeg)
+                            int resize, int any_jpeg)
 {
-    decoder_plan p = {keep_on_gpu, 0, 0, NULL};
-    if (request == DECODER_CPU)
+    decoder_plan p = {0, 0, NULL, NULL};
+    if (request == DECODER_CPU) {
+        p.cpu_why = "--decoder cpu";
         return p;
+    }
     if (request == DECODER_GPU) {
-        p.gpu_pipeline = 1;
         p.try_nvjpeg = nvjpeg_built;
         p.fail = !nvjpeg_built;
-        p.note = nvjpeg_built ? NULL : DECODER_NOT_BUILT;
+        p.note = p.cpu_why = nvjpeg_built ? NULL : DECODER_NOT_BUILT;
         return p;
     }
     /* auto: the GPU where it can decode these files as they are. */
-    if (!any_jpeg)
-        return p;
-    if (!nvjpeg_built) {
+    if (!any_jpeg) {
+        p.cpu_why = "no JPEG in the batch";
+    } else if (!nvjpeg_built) {
         p.note = "GPU JPEG decode not built: nvjpeg.h was not found at "
                  "build time; decoding on the CPU";
-        return p;
-    }
-    if (resize) {
+        p.cpu_why = "GPU JPEG decode not built";
+    } else if (resize) {
         p.note = "decoding on the CPU: --resize is done there (the GPU "
                  "decoder keeps the files' size)";
-        return p;
+        p.cpu_why = "--resize";
+    } else {
+        p.try_nvjpeg = 1;
     }
-    p.gpu_pipeline = 1;
-    p.try_nvjpeg = 1;
     return p;
 }

@@ -4,7 +4,7 @@
  *   js_header h;
  *   const char *why = js_screen(data, len, &h);
  *   if (why) ... the file goes to the CPU decode threads, because `why` ...
- *   decoder_plan p = decoder_choose(DECODER_AUTO, nvjpeg_built, 0, 1);
+ *   decoder_plan p = decoder_choose(DECODER_AUTO, nj_built(), 0, 1);
  *
  * Pure functions of bytes and flags: no GPU, no nvJPEG, so the CPU tests
  * check every decision. nvJPEG's own nvjpegDecodeBatchedSupported is asked
@@ -50,20 +50,22 @@ typedef enum { DECODER_AUTO, DECODER_GPU, DECODER_CPU } decoder_request;
 
 /* The decoders a run uses, decided before the GPU is touched. */
 typedef struct {
-    int gpu_pipeline;  /* 1: the batched pipeline (gpu_batch.cu) */
-    int try_nvjpeg;    /* 1: it opens nvJPEG and screens every file */
+    int try_nvjpeg;    /* 1: open nvJPEG and screen every file for it */
     int fail;          /* 1: the request cannot be met; note says why */
     /* a line for the report when the request could not be met as asked
      * (NULL if none), a string constant */
     const char *note;
+    /* without nvJPEG: why every file goes to stb_image, for the routed:
+     * line (a string constant); NULL when try_nvjpeg */
+    const char *cpu_why;
 } decoder_plan;
 
 /* The plan for a batch: request is --decoder; nvjpeg_built says whether
  * this program was built with nvJPEG; resize whether --resize was given;
- * keep_on_gpu whether --keep-on-gpu was; any_jpeg whether a file of the
- * batch is a JPEG. --decoder gpu with --resize is refused by cli.c. */
+ * any_jpeg whether a file of the batch is a JPEG. --decoder gpu with
+ * --resize is refused by batch_cli.c. */
 decoder_plan decoder_choose(decoder_request request, int nvjpeg_built,
-                            int resize, int keep_on_gpu, int any_jpeg);
+                            int resize, int any_jpeg);
 
 /* The message of a build without nvJPEG; --decoder gpu then fails with
  * it (exit 1), --decoder auto says it and decodes on the CPU. */

@@ -11,20 +11,8 @@
  *   nvjpegDecodeBatched(bitstreams, lengths, planes, stream)  each batch
  * NVJPEG_OUTPUT_Y asks for the luma plane alone, written by the decoder
  * into our device buffers: no decoded pixel crosses PCIe.
- *
- * The hybrid path, for what the batched decoder refuses (progressive
- * JPEGs), one set per reader thread, all made once in nj_open:
- *   nvjpegCreateEx(NVJPEG_BACKEND_HYBRID) (a handle of its own),
- *   nvjpegDecoderCreate, nvjpegDecoderStateCreate, nvjpegBufferPinned
- *   and nvjpegBufferDevice attached to the state, nvjpegDecodeParams
- *   (NVJPEG_OUTPUT_Y), a nvjpegJpegStream, a CUDA stream
- * and for each file, on the reader thread:
- *   nvjpegJpegStreamParse, nvjpegDecoderJpegSupported,
- *   nvjpegDecodeJpegHost (Huffman decoding, on this CPU thread),
- *   nvjpegDecodeJpegTransferToDevice + nvjpegDecodeJpegDevice (the
- *   inverse DCT, on the GPU, the thread's stream), then a synchronize.
- * The two buffers grow to the largest file a thread has met (counted
- * in nj_allocations), then are reused.
+ * The hybrid path is nvjpeg_hybrid.cu; what the two share,
+ * nvjpeg_internal.h.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,89 +23,29 @@
 #include "jpeg_screen.h"
 #include "nvjpeg_decoder.h"
 
-#ifndef CM_HAVE_NVJPEG
+#ifdef CM_HAVE_NVJPEG
 
-int nj_built(void) { return 0; }
+#include "nvjpeg_internal.h"
 
-nj_engine *nj_open(int max_batch, size_t width, size_t height,
-                   int n_parsers, cudaStream_t stream, char *why,
-                   size_t why_len)
+const char *nj_status_name(nvjpegStatus_t s)
 {
-    (void)max_batch; (void)width; (void)height; (void)n_parsers;
-    (void)stream;
-    snprintf(why, why_len, "%s", DECODER_NOT_BUILT);
-    return NULL;
-}
-const char *nj_describe(const nj_engine *e) { (void)e; return "none"; }
-const char *nj_screen(nj_engine *e, int parser, const uint8_t *data,
-                      size_t len)
-{
-    (void)e; (void)parser; (void)data; (void)len;
-    return DECODER_NOT_BUILT;
-}
-int nj_decode(nj_engine *e, int slot, const uint8_t *const *data,
-              const size_t *lengths, uint8_t *const *d_planes, int n,
-              char *why, size_t why_len)
-{
-    (void)e; (void)slot; (void)data; (void)lengths; (void)d_planes; (void)n;
-    snprintf(why, why_len, "%s", DECODER_NOT_BUILT);
-    return -1;
-}
-int nj_hybrid_decode(nj_engine *e, int parser, const uint8_t *data,
-                     size_t len, uint8_t *d_plane, char *why,
-                     size_t why_len)
-{
-    (void)e; (void)parser; (void)data; (void)len; (void)d_plane;
-    snprintf(why, why_len, "%s", DECODER_NOT_BUILT);
-    return -1;
-}
-int nj_hybrid_ready(const nj_engine *e) { (void)e; return 0; }
-void nj_allocations(const nj_engine *e, size_t *device, size_t *pinned)
-{
-    (void)e;
-    *device = *pinned = 0;
-}
-void nj_close(nj_engine *e) { (void)e; }
-
-#else /* CM_HAVE_NVJPEG */
-
-#include <nvjpeg.h>
-
-static const char *nj_status_name(nvjpegStatus_t s)
-{
+#define NJ_NAME(status) case status: return #status
     switch (s) {
-    case NVJPEG_STATUS_SUCCESS: return "NVJPEG_STATUS_SUCCESS";
-    case NVJPEG_STATUS_NOT_INITIALIZED: return "NVJPEG_STATUS_NOT_INITIALIZED";
-    case NVJPEG_STATUS_INVALID_PARAMETER:
-        return "NVJPEG_STATUS_INVALID_PARAMETER";
-    case NVJPEG_STATUS_BAD_JPEG: return "NVJPEG_STATUS_BAD_JPEG";
-    case NVJPEG_STATUS_JPEG_NOT_SUPPORTED:
-        return "NVJPEG_STATUS_JPEG_NOT_SUPPORTED";
-    case NVJPEG_STATUS_ALLOCATOR_FAILURE:
-        return "NVJPEG_STATUS_ALLOCATOR_FAILURE";
-    case NVJPEG_STATUS_EXECUTION_FAILED:
-        return "NVJPEG_STATUS_EXECUTION_FAILED";
-    case NVJPEG_STATUS_ARCH_MISMATCH: return "NVJPEG_STATUS_ARCH_MISMATCH";
-    case NVJPEG_STATUS_INTERNAL_ERROR: return "NVJPEG_STATUS_INTERNAL_ERROR";
-    case NVJPEG_STATUS_IMPLEMENTATION_NOT_SUPPORTED:
-        return "NVJPEG_STATUS_IMPLEMENTATION_NOT_SUPPORTED";
-    case NVJPEG_STATUS_INCOMPLETE_BITSTREAM:
-        return "NVJPEG_STATUS_INCOMPLETE_BITSTREAM";
+    NJ_NAME(NVJPEG_STATUS_SUCCESS);
+    NJ_NAME(NVJPEG_STATUS_NOT_INITIALIZED);
+    NJ_NAME(NVJPEG_STATUS_INVALID_PARAMETER);
+    NJ_NAME(NVJPEG_STATUS_BAD_JPEG);
+    NJ_NAME(NVJPEG_STATUS_JPEG_NOT_SUPPORTED);
+    NJ_NAME(NVJPEG_STATUS_ALLOCATOR_FAILURE);
+    NJ_NAME(NVJPEG_STATUS_EXECUTION_FAILED);
+    NJ_NAME(NVJPEG_STATUS_ARCH_MISMATCH);
+    NJ_NAME(NVJPEG_STATUS_INTERNAL_ERROR);
+    NJ_NAME(NVJPEG_STATUS_IMPLEMENTATION_NOT_SUPPORTED);
+    NJ_NAME(NVJPEG_STATUS_INCOMPLETE_BITSTREAM);
     }
+#undef NJ_NAME
     return "unknown nvJPEG status";
 }
-
-/* Like CUDA_CHECK, for the calls that must not fail whatever the data:
- * file:line, the call, the status; exit 1. */
-#define NVJPEG_CHECK(call)                                                    \
-    do {                                                                      \
-        nvjpegStatus_t nj_st_ = (call);                                       \
-        if (nj_st_ != NVJPEG_STATUS_SUCCESS) {                                \
-            fprintf(stderr, "%s:%d: %s failed: %s (%d)\n", __FILE__,          \
-                    __LINE__, #call, nj_status_name(nj_st_), (int)nj_st_);    \
-            exit(1);                                                          \
-        }                                                                     \
-    } while (0)
 
 /* Our allocators, handed to nvJPEG so that we can count what it asks
  * for: the report shows that nothing is allocated once batches run.
@@ -138,139 +66,31 @@ static int count_pinned_malloc(void **p, size_t size, unsigned int flags)
 }
 static int count_pinned_free(void *p) { return (int)cudaFreeHost(p); }
 
-/* One reader thread's hybrid decoder: everything a file needs. */
-typedef struct {
-    nvjpegJpegDecoder_t decoder;
-    nvjpegJpegState_t state;
-    nvjpegBufferPinned_t pinned;
-    nvjpegBufferDevice_t device;
-    nvjpegDecodeParams_t params;
-    nvjpegJpegStream_t parsed;
-    cudaStream_t stream;
-} nj_hybrid;
-
-struct nj_engine {
-    nvjpegHandle_t handle;
-    nvjpegHandle_t hybrid_handle;  /* NULL: no hybrid path */
-    nj_hybrid *hybrid;             /* one a parser thread */
-    int device;                    /* the CUDA device nj_open ran on */
-    /* Two decode states, used in turn: a batch is enqueued while the one
-     * before it may still run, and each state's own buffers must stay
-     * untouched until its batch is done. */
-    nvjpegJpegState_t state[NJ_STATES];
-    int initialized_n[NJ_STATES];
-    nvjpegJpegStream_t *parsers;  /* one parsed-stream object a thread */
-    int n_parsers, max_batch, hardware;
-    size_t width, height;
-    cudaStream_t stream;
-    nvjpegImage_t *planes;
-    char text[96];
-};
-
 int nj_built(void) { return 1; }
 
-/* nvjpegCreateEx for one backend; the status says whether it exists. */
-static nvjpegStatus_t create(nvjpegBackend_t backend, nvjpegHandle_t *h)
-{
-    static nvjpegDevAllocator_t dev = {count_dev_malloc, count_dev_free};
-    static nvjpegPinnedAllocator_t pinned = {count_pinned_malloc,
+nvjpegDevAllocator_t nj_counted_dev = {count_dev_malloc, count_dev_free};
+nvjpegPinnedAllocator_t nj_counted_pinned = {count_pinned_malloc,
                                              count_pinned_free};
-    return nvjpegCreateEx(backend, &dev, &pinned, NVJPEG_FLAGS_DEFAULT, h);
-}
 
-static nvjpegDevAllocator_t hybrid_dev = {count_dev_malloc,
-                                          count_dev_free};
-static nvjpegPinnedAllocator_t hybrid_pinned = {count_pinned_malloc,
-                                                count_pinned_free};
-
-/* Destroys the first `made` decoder sets (the last one may hold only
- * its decoder) and the hybrid handle h. */
-static void close_hybrid(nj_engine *e, int made, nvjpegHandle_t h)
+nvjpegStatus_t nj_create(nvjpegBackend_t backend, nvjpegHandle_t *h)
 {
-    for (int k = 0; k < made; k++) {
-        nj_hybrid *t = &e->hybrid[k];
-        if (t->stream)
-            CUDA_CHECK(cudaStreamDestroy(t->stream));
-        if (t->parsed)
-            NVJPEG_CHECK(nvjpegJpegStreamDestroy(t->parsed));
-        if (t->params)
-            NVJPEG_CHECK(nvjpegDecodeParamsDestroy(t->params));
-        if (t->state)
-            NVJPEG_CHECK(nvjpegJpegStateDestroy(t->state));
-        if (t->device)
-            NVJPEG_CHECK(nvjpegBufferDeviceDestroy(t->device));
-        if (t->pinned)
-            NVJPEG_CHECK(nvjpegBufferPinnedDestroy(t->pinned));
-        if (t->decoder)
-            NVJPEG_CHECK(nvjpegDecoderDestroy(t->decoder));
-    }
-    free(e->hybrid);
-    e->hybrid = NULL;
-    NVJPEG_CHECK(nvjpegDestroy(h));
-    e->hybrid_handle = NULL;
-}
-
-/* The hybrid path's handle and one decoder set per parser thread. A
- * handle or decoder nvJPEG refuses leaves the path off, said in one
- * line (those files go to stb_image); the rest must not fail. */
-static void open_hybrid(nj_engine *e)
-{
-    nvjpegHandle_t h;
-    nvjpegStatus_t st = create(NVJPEG_BACKEND_HYBRID, &h);
-    if (st != NVJPEG_STATUS_SUCCESS) {
-        printf("decoder: nvJPEG's hybrid path is unavailable "
-               "(nvjpegCreateEx: %s (%d)); progressive JPEGs decoded by "
-               "stb_image\n", nj_status_name(st), (int)st);
-        return;
-    }
-    CUDA_CHECK(cudaGetDevice(&e->device));
-    e->hybrid = (nj_hybrid *)calloc((size_t)e->n_parsers,
-                                    sizeof *e->hybrid);
-    if (!e->hybrid) {
-        fprintf(stderr, "06_image_preprocess: not enough memory for "
-                "nvJPEG's hybrid decoders\n");
-        exit(1);
-    }
-    for (int k = 0; k < e->n_parsers; k++) {
-        nj_hybrid *t = &e->hybrid[k];
-        st = nvjpegDecoderCreate(h, NVJPEG_BACKEND_HYBRID, &t->decoder);
-        if (st != NVJPEG_STATUS_SUCCESS) {
-            printf("decoder: nvJPEG's hybrid path is unavailable "
-                   "(nvjpegDecoderCreate: %s (%d)); progressive JPEGs "
-                   "decoded by stb_image\n", nj_status_name(st), (int)st);
-            close_hybrid(e, k, h);
-            return;
-        }
-        NVJPEG_CHECK(nvjpegDecoderStateCreate(h, t->decoder, &t->state));
-        NVJPEG_CHECK(nvjpegBufferPinnedCreate(h, &hybrid_pinned,
-                                              &t->pinned));
-        NVJPEG_CHECK(nvjpegBufferDeviceCreate(h, &hybrid_dev, &t->device));
-        NVJPEG_CHECK(nvjpegStateAttachPinnedBuffer(t->state, t->pinned));
-        NVJPEG_CHECK(nvjpegStateAttachDeviceBuffer(t->state, t->device));
-        NVJPEG_CHECK(nvjpegDecodeParamsCreate(h, &t->params));
-        NVJPEG_CHECK(nvjpegDecodeParamsSetOutputFormat(t->params,
-                                                       NVJPEG_OUTPUT_Y));
-        NVJPEG_CHECK(nvjpegJpegStreamCreate(h, &t->parsed));
-        CUDA_CHECK(cudaStreamCreateWithFlags(&t->stream,
-                                             cudaStreamNonBlocking));
-    }
-    e->hybrid_handle = h;
+    return nvjpegCreateEx(backend, &nj_counted_dev, &nj_counted_pinned,
+                          NVJPEG_FLAGS_DEFAULT, h);
 }
 
 nj_engine *nj_open(int max_batch, size_t width, size_t height,
-                   int n_parsers, cudaStream_t stream, char *why,
-                   size_t why_len)
+                   int n_parsers, int n_states, char *why, size_t why_len)
 {
     nvjpegHandle_t handle;
     int hardware = 1;
-    nvjpegStatus_t st = create(NVJPEG_BACKEND_HARDWARE, &handle);
+    nvjpegStatus_t st = nj_create(NVJPEG_BACKEND_HARDWARE, &handle);
     if (st == NVJPEG_STATUS_ARCH_MISMATCH ||
         st == NVJPEG_STATUS_JPEG_NOT_SUPPORTED ||
         st == NVJPEG_STATUS_IMPLEMENTATION_NOT_SUPPORTED) {
         /* T4, V100 and most consumer GPUs: no JPEG engine. */
         nvjpegStatus_t no_hardware = st;
         hardware = 0;
-        st = create(NVJPEG_BACKEND_GPU_HYBRID, &handle);
+        st = nj_create(NVJPEG_BACKEND_GPU_HYBRID, &handle);
         printf("decoder: this GPU has no hardware JPEG decoder (%s); "
                "%s\n", nj_status_name(no_hardware),
                st == NVJPEG_STATUS_SUCCESS
@@ -284,25 +104,28 @@ nj_engine *nj_open(int max_batch, size_t width, size_t height,
     }
     device_allocs = pinned_allocs = 0;  /* the counts start here */
     nj_engine *e = (nj_engine *)calloc(1, sizeof *e);
-    nvjpegJpegStream_t *parsers = (nvjpegJpegStream_t *)calloc(
-        (size_t)n_parsers, sizeof *parsers);
-    nvjpegImage_t *planes = (nvjpegImage_t *)calloc((size_t)max_batch,
-                                                    sizeof *planes);
-    if (!e || !parsers || !planes) {
-        fprintf(stderr, "06_image_preprocess: not enough memory for "
-                "nvJPEG's batch lists\n");
+    if (e) {
+        e->parsers = (nvjpegJpegStream_t *)calloc((size_t)n_parsers,
+                                                  sizeof *e->parsers);
+        e->planes = (nvjpegImage_t *)calloc((size_t)max_batch,
+                                            sizeof *e->planes);
+        e->state = (nvjpegJpegState_t *)calloc((size_t)n_states,
+                                               sizeof *e->state);
+        e->initialized_n = (int *)calloc((size_t)n_states, sizeof(int));
+    }
+    if (!e || !e->parsers || !e->planes || !e->state || !e->initialized_n) {
+        fprintf(stderr, "imgbatch: not enough memory for nvJPEG's batch "
+                "lists\n");
         exit(1);
     }
     e->handle = handle;
     e->hardware = hardware;
-    e->parsers = parsers;
-    e->planes = planes;
     e->n_parsers = n_parsers;
+    e->n_states = n_states;
     e->max_batch = max_batch;
     e->width = width;
     e->height = height;
-    e->stream = stream;
-    for (int k = 0; k < NJ_STATES; k++) {
+    for (int k = 0; k < n_states; k++) {
         e->initialized_n[k] = -1;
         NVJPEG_CHECK(nvjpegJpegStateCreate(handle, &e->state[k]));
     }
@@ -317,7 +140,7 @@ nj_engine *nj_open(int max_batch, size_t width, size_t height,
          * for cudaMalloc (4:4:4 needs the most of them). Not fatal if
          * refused: nvJPEG then allocates at the first batches, which the
          * warm-up takes, and the report counts what it allocated. */
-        for (int k = 0; k < NJ_STATES; k++) {
+        for (int k = 0; k < n_states; k++) {
             st = nvjpegDecodeBatchedPreAllocate(
                 handle, e->state[k], max_batch, (int)width, (int)height,
                 NVJPEG_CSS_444, NVJPEG_OUTPUT_Y);
@@ -330,7 +153,7 @@ nj_engine *nj_open(int max_batch, size_t width, size_t height,
     } else {
         snprintf(e->text, sizeof e->text, "nvJPEG GPU hybrid backend");
     }
-    open_hybrid(e);
+    nj_open_hybrid(e);
     return e;
 }
 
@@ -357,9 +180,9 @@ const char *nj_screen(nj_engine *e, int parser, const uint8_t *data,
     return refused ? "refused by nvjpegDecodeBatchedSupported" : NULL;
 }
 
-int nj_decode(nj_engine *e, int slot, const uint8_t *const *data,
-              const size_t *lengths, uint8_t *const *d_planes, int n,
-              char *why, size_t why_len)
+int nj_decode(nj_engine *e, int slot, cudaStream_t stream,
+              const uint8_t *const *data, const size_t *lengths,
+              uint8_t *const *d_planes, int n, char *why, size_t why_len)
 {
     nvjpegStatus_t st = NVJPEG_STATUS_SUCCESS;
     if (n != e->initialized_n[slot]) {
@@ -381,7 +204,7 @@ int nj_decode(nj_engine *e, int slot, const uint8_t *const *data,
         e->planes[i].pitch[0] = e->width;
     }
     st = nvjpegDecodeBatched(e->handle, e->state[slot], data, lengths,
-                             e->planes, e->stream);
+                             e->planes, stream);
     if (st != NVJPEG_STATUS_SUCCESS) {
         snprintf(why, why_len, "nvjpegDecodeBatched failed: %s (%d)",
                  nj_status_name(st), (int)st);
@@ -389,70 +212,6 @@ int nj_decode(nj_engine *e, int slot, const uint8_t *const *data,
         return -1;
     }
     return 0;
-}
-
-int nj_hybrid_ready(const nj_engine *e) { return e->hybrid != NULL; }
-
-/* On failure: why gets "FUNCTION: STATUS", and the decode returns -1. */
-#define HYBRID_TRY(name, call)                                                \
-    do {                                                                      \
-        nvjpegStatus_t h_st_ = (call);                                        \
-        if (h_st_ != NVJPEG_STATUS_SUCCESS) {                                 \
-            snprintf(why, why_len, "%s: %s (%d)", name,                      \
-                     nj_status_name(h_st_), (int)h_st_);                      \
-            goto done;                                                        \
-        }                                                                     \
-    } while (0)
-
-int nj_hybrid_decode(nj_engine *e, int parser, const uint8_t *data,
-                     size_t len, uint8_t *d_plane, char *why,
-                     size_t why_len)
-{
-    if (!e->hybrid) {
-        snprintf(why, why_len, "no hybrid path");
-        return -1;
-    }
-    nvjpegHandle_t h = e->hybrid_handle;
-    nj_hybrid *t = &e->hybrid[parser];
-    unsigned int w = 0, ht = 0;
-    int unsupported = 1, rc = -1;
-    /* A reader thread's CUDA calls go to the run's device too. */
-    CUDA_CHECK(cudaSetDevice(e->device));
-    nvjpegImage_t out;
-    memset(&out, 0, sizeof out);
-    out.channel[0] = d_plane;
-    out.pitch[0] = e->width;
-    HYBRID_TRY("nvjpegJpegStreamParse",
-               nvjpegJpegStreamParse(h, data, len, 0, 0, t->parsed));
-    HYBRID_TRY("nvjpegJpegStreamGetFrameDimensions",
-               nvjpegJpegStreamGetFrameDimensions(t->parsed, &w, &ht));
-    if (w != e->width || ht != e->height) {
-        /* stb_image then says what is wrong with the size */
-        snprintf(why, why_len, "%u x %u, not the batch's size", w, ht);
-        goto done;
-    }
-    HYBRID_TRY("nvjpegDecoderJpegSupported",
-               nvjpegDecoderJpegSupported(t->decoder, t->parsed, t->params,
-                                          &unsupported));
-    if (unsupported) {  /* beware the sense: 0 means supported */
-        snprintf(why, why_len, "refused by nvjpegDecoderJpegSupported");
-        goto done;
-    }
-    HYBRID_TRY("nvjpegDecodeJpegHost",
-               nvjpegDecodeJpegHost(h, t->decoder, t->state, t->params,
-                                    t->parsed));
-    HYBRID_TRY("nvjpegDecodeJpegTransferToDevice",
-               nvjpegDecodeJpegTransferToDevice(h, t->decoder, t->state,
-                                                t->parsed, t->stream));
-    HYBRID_TRY("nvjpegDecodeJpegDevice",
-               nvjpegDecodeJpegDevice(h, t->decoder, t->state, &out,
-                                      t->stream));
-    rc = 0;
-done:
-    /* Whatever was enqueued is finished before the plane is read, or the
-     * file handed to stb_image (and before the buffers are reused). */
-    CUDA_CHECK(cudaStreamSynchronize(t->stream));
-    return rc;
 }
 
 void nj_allocations(const nj_engine *e, size_t *device, size_t *pinned)
@@ -467,14 +226,16 @@ void nj_close(nj_engine *e)
     if (!e)
         return;
     if (e->hybrid)
-        close_hybrid(e, e->n_parsers, e->hybrid_handle);
+        nj_close_hybrid(e, e->n_parsers, e->hybrid_handle);
     for (int t = 0; t < e->n_parsers; t++)
         NVJPEG_CHECK(nvjpegJpegStreamDestroy(e->parsers[t]));
-    for (int k = 0; k < NJ_STATES; k++)
+    for (int k = 0; k < e->n_states; k++)
         NVJPEG_CHECK(nvjpegJpegStateDestroy(e->state[k]));
     NVJPEG_CHECK(nvjpegDestroy(e->handle));
     free(e->parsers);
     free(e->planes);
+    free(e->state);
+    free(e->initialized_n);
     free(e);
 }
 

@@ -2,16 +2,18 @@
  * plane, straight into device memory (nvjpeg_decoder.cu).
  *
  *   char why[256];
- *   nj_engine *e = nj_open(max_batch, width, height, n_parsers, stream,
+ *   nj_engine *e = nj_open(max_batch, width, height, n_parsers, n_states,
  *                          why, sizeof why);   NULL: why says why
  *   ... on parser thread t: reason = nj_screen(e, t, data, len) ...
- *   nj_decode(e, slot, data, lengths, d_planes, n, why, sizeof why);
+ *   nj_decode(e, state, stream, data, lengths, d_planes, n, why,
+ *             sizeof why);
  *   nj_close(e);
  *
  * It prefers the hardware decoder (NVJPEG_BACKEND_HARDWARE: A100, H100,
  * H200, ...); on a GPU without one it says so in one line on stdout and
- * opens nvJPEG's GPU hybrid backend instead. A build without nvJPEG
- * (CM_HAVE_NVJPEG undefined) has only nj_open, which returns NULL.
+ * opens nvJPEG's GPU hybrid backend instead. In a build without nvJPEG
+ * (CM_HAVE_NVJPEG undefined) nvjpeg_none.c stands in: nj_built is 0 and
+ * nj_open fails with DECODER_NOT_BUILT (jpeg_screen.h).
  */
 #ifndef NVJPEG_DECODER_H
 #define NVJPEG_DECODER_H
@@ -19,24 +21,24 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include <cuda_runtime.h>
+#include <cuda_runtime_api.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 typedef struct nj_engine nj_engine;
-
-/* Decode states, used in turn (slot 0, 1, 0, ...): a batch may be
- * enqueued while the previous one runs; the one before that, which used
- * the same state, must be finished first. */
-#define NJ_STATES 2
 
 /* 1 if this program was built with nvJPEG. */
 int nj_built(void);
 
 /* Opens nvJPEG on the current device for batches of up to max_batch
  * images of width x height, screened by up to n_parsers threads at once,
- * decoding on stream. Returns NULL with a one-line reason in why. */
+ * with n_states decode states: a batch keeps its state until it is done
+ * on the GPU, so each batch in flight needs its own. Returns NULL with a
+ * one-line reason in why. */
 nj_engine *nj_open(int max_batch, size_t width, size_t height,
-                   int n_parsers, cudaStream_t stream, char *why,
-                   size_t why_len);
+                   int n_parsers, int n_states, char *why, size_t why_len);
 
 /* "nvJPEG hardware decoder (7 engines)" or the like. */
 const char *nj_describe(const nj_engine *e);
@@ -49,13 +51,14 @@ const char *nj_screen(nj_engine *e, int parser, const uint8_t *data,
                       size_t len);
 
 /* Decodes n screened files (pinned host bytes) to their luma planes,
- * d_planes[i] with a pitch of width bytes, enqueued on the engine's
- * stream with decode state `slot` (NJ_STATES of them). Returns 0, or -1
- * with the failing call and status in why: the batch is then decoded
- * elsewhere (the state is reset for its next batch). */
-int nj_decode(nj_engine *e, int slot, const uint8_t *const *data,
-              const size_t *lengths, uint8_t *const *d_planes, int n,
-              char *why, size_t why_len);
+ * d_planes[i] with a pitch of width bytes, enqueued on stream with decode
+ * state `state` (below n_states; the batch that used it last must be
+ * finished). Returns 0, or -1 with the failing call and status in why:
+ * the batch is then decoded elsewhere (the state is reset for its next
+ * batch). */
+int nj_decode(nj_engine *e, int state, cudaStream_t stream,
+              const uint8_t *const *data, const size_t *lengths,
+              uint8_t *const *d_planes, int n, char *why, size_t why_len);
 
 /* nvJPEG's hybrid path, for files the batched decoder refuses but
  * js_hybrid_ok takes (progressive JPEGs): its decoupled decode with
@@ -78,5 +81,9 @@ int nj_hybrid_ready(const nj_engine *e);
 void nj_allocations(const nj_engine *e, size_t *device, size_t *pinned);
 
 void nj_close(nj_engine *e);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* NVJPEG_DECODER_H */

@@ -1,5 +1,5 @@
-/* reader_pool.h - CPU threads that run jobs cut into items: the batched
- * pipeline's readers (gpu_batch.cu) and its check.
+/* reader_pool.h - CPU threads that run jobs cut into items: the batch
+ * tool's reader threads (pipeline.cu), which read, decode and check.
  *
  *   reader_pool *pool = rp_start(n_threads);      NULL: no threads
  *   size_t a = rp_post(pool, read_item, &ctx_a, n_a);   returns at once

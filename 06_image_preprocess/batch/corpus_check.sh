@@ -1,6 +1,7 @@
 #!/bin/sh
-# corpus_check.sh BIN - the lab's --make-corpus mode end to end, without a
-# GPU (tests/06_image_preprocess.cmake runs it as a CPU test): the files
+# corpus_check.sh BIN - imgbatch --make-corpus (BIN: imgbatch) end to end,
+# without a GPU (tests/06_image_preprocess.cmake runs it as a CPU test):
+# the files
 # are named in order, nothing else is left in the folder, a mixed corpus
 # has its progressive files where it says, the same options give the
 # same bytes with 1 or 3 threads and another seed other bytes, and a

@@ -1,12 +1,12 @@
 """bench_torchvision.py - torchvision's batched GPU JPEG decode on the same
-folders the lab decodes, for comparison.
+folders imgbatch decodes, for comparison.
 
     python3 bench_torchvision.py DIR [DIR...] [--batch N] [--repeat N]
                                  [--warmup N] [--device N]
 
-Each folder's .jpg/.jpeg files (a corpus from `06_image_preprocess
---make-corpus`, or any) are first read into memory as byte tensors (not
-timed: as the lab's batch, it starts from files in the page cache). Then
+Each folder's .jpg/.jpeg files (a corpus from `imgbatch --make-corpus`,
+or any) are first read into memory as byte tensors (not timed: as
+imgbatch does, it starts from files in the page cache). Then
 torchvision.io.decode_jpeg(list, device='cuda', mode=ImageReadMode.GRAY)
 decodes them in lists of --batch files, to gray (the luma channel) on the
 GPU; a pass over the folder is timed from the first call to a

@@ -1,8 +1,9 @@
 /* corpus.h - the benchmark corpus: folders of synthetic photo-like JPEGs
- * that the lab makes itself, so a decode benchmark needs no downloaded
- * images.
+ * that the batch tool makes itself, so a decode benchmark needs no
+ * downloaded images (corpus.c draws and encodes them, corpus_main.c is
+ * the command).
  *
- *   06_image_preprocess --make-corpus DIR [--count N] [--size WxH]
+ *   imgbatch --make-corpus DIR [--count N] [--size WxH]
  *       [--kind KIND] [--quality Q] [--seed S] [--threads N]
  *
  * writes DIR/img_00000.jpg, img_00001.jpg, ... Each image is a smooth
@@ -50,8 +51,9 @@ int corpus_encode(corpus_kind kind, const uint8_t *rgb, int w, int h,
 /* The rounded luma of each pixel, as a gray JPEG of it holds it. */
 void corpus_rgb_to_gray(uint8_t *gray, const uint8_t *rgb, size_t n);
 
-/* The --make-corpus mode: argv[0] is "--make-corpus". Returns the exit
- * status: 0, 1 when a file cannot be written, 2 on a usage error. */
+/* The --make-corpus mode (corpus_main.c): argv[0] is "--make-corpus".
+ * Returns the exit status: 0, 1 when a file cannot be written, 2 on a
+ * usage error. */
 int corpus_main(int argc, char **argv);
 
 #ifdef __cplusplus

@@ -1,0 +1,68 @@
+/* nvjpeg_none.c - the GPU decoder of a build without nvJPEG
+ * (CM_HAVE_NVJPEG undefined; see extra.mk): nj_built() is 0 and nj_open
+ * fails with DECODER_NOT_BUILT, so the decoder (decoder.cu) never has an
+ * engine and no other nj_ function is reached. They exist so that the
+ * program links the same way with or without nvJPEG. In a build with it,
+ * nvjpeg_decoder.cu defines them and this file is empty.
+ */
+#include "jpeg_screen.h"
+#include "nvjpeg_decoder.h"
+
+#ifndef CM_HAVE_NVJPEG
+
+#include <stdio.h>
+
+int nj_built(void) { return 0; }
+
+nj_engine *nj_open(int max_batch, size_t width, size_t height,
+                   int n_parsers, int n_states, char *why, size_t why_len)
+{
+    (void)max_batch; (void)width; (void)height; (void)n_parsers;
+    (void)n_states;
+    snprintf(why, why_len, "%s", DECODER_NOT_BUILT);
+    return NULL;
+}
+
+const char *nj_describe(const nj_engine *e) { (void)e; return "none"; }
+
+const char *nj_screen(nj_engine *e, int parser, const uint8_t *data,
+                      size_t len)
+{
+    (void)e; (void)parser; (void)data; (void)len;
+    return DECODER_NOT_BUILT;
+}
+
+int nj_decode(nj_engine *e, int state, cudaStream_t stream,
+              const uint8_t *const *data, const size_t *lengths,
+              uint8_t *const *d_planes, int n, char *why, size_t why_len)
+{
+    (void)e; (void)state; (void)stream; (void)data; (void)lengths;
+    (void)d_planes; (void)n;
+    snprintf(why, why_len, "%s", DECODER_NOT_BUILT);
+    return -1;
+}
+
+int nj_hybrid_decode(nj_engine *e, int parser, const uint8_t *data,
+                     size_t len, uint8_t *d_plane, char *why,
+                     size_t why_len)
+{
+    (void)e; (void)parser; (void)data; (void)len; (void)d_plane;
+    snprintf(why, why_len, "%s", DECODER_NOT_BUILT);
+    return -1;
+}
+
+int nj_hybrid_ready(const nj_engine *e) { (void)e; return 0; }
+
+void nj_allocations(const nj_engine *e, size_t *device, size_t *pinned)
+{
+    (void)e;
+    *device = *pinned = 0;
+}
+
+void nj_close(nj_engine *e) { (void)e; }
+
+#else
+
+typedef int nj_none_is_empty;  /* ISO C wants a declaration in a file */
+
+#endif /* CM_HAVE_NVJPEG */
