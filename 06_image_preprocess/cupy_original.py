@@ -224,20 +224,9 @@ def tutorial():
 # ---- measured: the C lab's steps, in CuPy ------------------------------
 
 def time_gpu(fn, stream, warmup, repeat):
-    """Median ms of fn() between CUDA events, the pairs recorded back to
-    back as the C lab's cm_time_events does (no wait between repeats)."""
-    with stream:
-        for _ in range(warmup):
-            fn()
-        stream.synchronize()
-        pairs = [(cp.cuda.Event(), cp.cuda.Event()) for _ in range(repeat)]
-        for start, stop in pairs:
-            start.record(stream)
-            fn()
-            stop.record(stream)
-        pairs[-1][1].synchronize()
-    return statistics.median(cp.cuda.get_elapsed_time(a, b)
-                             for a, b in pairs)
+    """Median ms of fn() between CUDA events on stream, the pairs recorded
+    back to back as the C lab's cm_time_events does (cupy_env's timer)."""
+    return cupy_env.time_events(cp, fn, warmup, repeat, stream=stream)
 
 
 def time_steps(image_cp, stream, warmup, repeat):
@@ -505,6 +494,9 @@ WHY = {
 }
 
 HEADLINE = S_FUSED
+TIMING = ("CUDA events, one pair per repetition, queued back to back and "
+          "read after the last (cm_time_events, cupy_env.time_events); the "
+          "round trips on the host clock")
 
 ULP_TOLERANCE = 4 * 2.0 ** -24      # 4 units in the last place in [0.5, 1)
 

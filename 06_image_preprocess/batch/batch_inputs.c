@@ -1,6 +1,7 @@
 /* batch_inputs.c - the batch's files: collected, checked before the GPU
  * is touched, decoded on the CPU. */
 #include "batch_inputs.h"
+#include "cpus.h"
 #include "../image_io.h"
 #include "../reference.h"
 
@@ -268,8 +269,7 @@ int inputs_decode(const batch_source *src, size_t index, uint8_t *dst,
 
 int inputs_default_threads(void)
 {
-    const long max_threads = 16;
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    return cores < 1 ? 1 : cores > max_threads ? (int)max_threads
-                                               : (int)cores;
+    const int max_threads = 16;
+    int cpus = cm_cpu_count();   /* affinity and cgroup quota: at least 1 */
+    return cpus > max_threads ? max_threads : cpus;
 }

@@ -67,9 +67,9 @@ int inputs_decode_bytes(const batch_source *src, size_t index,
 int inputs_decode(const batch_source *src, size_t index, uint8_t *dst,
                   char *err, size_t err_len);
 
-/* Reader threads when --threads is not given: one per online core, at
- * most 16 (past that, the files and the GPU are the limit). The one
- * place in 06 that counts cores. */
+/* Reader threads when --threads is not given: one per CPU this process
+ * may use (cm_cpu_count: its affinity and cgroup quota), at most 16 (past
+ * that, the files and the GPU are the limit). */
 int inputs_default_threads(void);
 
 #ifdef __cplusplus
