@@ -1,10 +1,8 @@
 /* test_06_reference.c - the CPU reference and image helpers of
  * 06_image_preprocess: exact x / 255.0f, the flip, the way back to 8 bits,
- * the built-in image, the bilinear resize and "WxH" parsing, and the batch
- * tool's test that a value is a whole level.
+ * the built-in image, the bilinear resize and "WxH" parsing.
  */
 #include "test.h"
-#include "../06_image_preprocess/batch/batch_check.h"
 #include "../06_image_preprocess/reference.h"
 
 #include <math.h>
@@ -23,25 +21,6 @@ int main(void)
     EXPECT(ref_first_mismatch(out, in, 3, 2) == 6);
     out[4] = nextafterf(out[4], 1.0f);  /* one ulp off is a mismatch */
     EXPECT(ref_first_mismatch(out, in, 3, 2) == 4);
-
-    /* The batch tool's test of a value it cannot compare with a plane:
-     * exactly b / 255.0f for a byte b, nothing else (batch_check.c). */
-    int level_errors = 0;
-    for (int v = 0; v < 256; v++) {
-        float f = (float)v / 255.0f;
-        level_errors += check_level(f) != v;
-        level_errors += check_level(nextafterf(f, 2.0f)) != -1;
-        level_errors += check_level(nextafterf(f, -1.0f)) != -1;
-    }
-    EXPECT(level_errors == 0);
-    EXPECT(check_level(NAN) == -1 && check_level(2.0f) == -1);
-    static uint8_t image[7 * 13];
-    static float good[7 * 13];
-    ref_synthetic(image, 7, 13);
-    ref_normalize_flip(good, image, 7, 13);
-    EXPECT(check_whole_levels(good, 7 * 13));
-    good[45] = nextafterf(good[45], 2.0f);
-    EXPECT(!check_whole_levels(good, 7 * 13));
 
     /* Every 8-bit value: x / 255.0f is the float nearest the exact
      * quotient (correct rounding), so a GPU dividing the IEEE way must

@@ -203,6 +203,8 @@ void tf_levels_make(const tf_spec *s, tf_levels *t)
     memset(t, 0, sizeof *t);
     t->dtype = s->dtype;
     t->channels = s->channels;
+    memcpy(t->mean, s->mean, sizeof t->mean);
+    memcpy(t->std, s->std, sizeof t->std);
     for (int c = 0; c < s->channels; c++)
         for (unsigned v = 0; v < 256; v++) {
             if (s->dtype == TF_UINT8)
@@ -229,9 +231,19 @@ int tf_level_of(const tf_levels *t, int c, const void *value, int near)
     }
     if (isnan(v))
         return -1;
-    /* The outputs grow with the level (each step of tf_normalize is
-     * monotone, std > 0): the first level not below v, by halving. */
     const float *row = t->value[c];
+    /* Most values are looked up where the arithmetic puts them: one
+     * level, if no neighbour gives the same value. */
+    double guess = t->dtype == TF_UINT8
+                       ? v
+                       : ((double)v * t->std[c] + t->mean[c]) * 255.0;
+    if (guess >= 0.5 && guess < 254.5) {
+        int g = (int)(guess + 0.5);
+        if (row[g] == v && row[g - 1] != v && row[g + 1] != v)
+            return g;
+    }
+    /* Else: the outputs grow with the level (each step of tf_normalize
+     * is monotone, std > 0): the first level not below v, by halving. */
     int lo = 0, hi = 256;
     while (lo < hi) {
         int mid = (lo + hi) / 2;

@@ -109,6 +109,7 @@ size_t tf_sample_row(size_t k, size_t out_h);
 /* The 256 outputs of each channel, to read a value back as a level. */
 typedef struct {
     float value[3][256];     /* each as a float (float16 widened) */
+    float mean[3], std[3];   /* to guess the level before looking */
     tf_dtype dtype;
     int channels;
 } tf_levels;
