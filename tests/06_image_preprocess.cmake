@@ -262,7 +262,7 @@ foreach(case
     "size_zero|--size: '0x5' is not WIDTHxHEIGHT|d;--size;0x5"
     "size_side|--size: '70000x2': JPEG allows at most 65535|d;--size;70000x2"
     "two_dirs|unexpected argument 'e'|d;e"
-    "wild_size|--size does nothing with --kind wild|d;--kind;wild;--size;9x9"
+    "wild_q|--quality does nothing with --kind wild|d;--kind;wild;--quality;8"
     "chroma_kind|--chroma is for --kind wild|d;--chroma;420"
     "chroma_value|--chroma: '411' is not mixed or 420|d;--chroma;411")
   string(REPLACE "|" ";" fields "${case}")

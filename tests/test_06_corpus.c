@@ -321,6 +321,17 @@ static void check_wild(void)
         other += f.channels != 3 || f.jpeg.chroma != CJ_420;
     }
     EXPECT(other == 0);
+    /* one_size: every wild file the recipe's size, the rest as before. */
+    r.one_size = 1;
+    r.width = 500;
+    r.height = 375;
+    corpus_file f0, f1;
+    corpus_plan(&r, 7, &f0);
+    r.one_size = 0;
+    corpus_plan(&r, 7, &f1);
+    EXPECT(f0.width == 500 && f0.height == 375 &&
+           f0.jpeg.chroma == f1.jpeg.chroma &&
+           f0.jpeg.quality == f1.jpeg.quality);
     /* Other kinds keep their one size and quality. */
     corpus_recipe m = {.kind = CORPUS_MIXED, .width = 64, .height = 48,
                        .quality = 77, .seed = 1, .all_420 = 0};

@@ -44,12 +44,13 @@ typedef struct {
 } corpus_file;
 
 /* What a corpus is: its kind, the size and quality of its files (but for
- * wild), its seed; all_420: a wild corpus with every file YCbCr 4:2:0. */
+ * wild), its seed; all_420: a wild corpus with every file YCbCr 4:2:0;
+ * one_size: a wild corpus whose files all have width x height. */
 typedef struct {
     corpus_kind kind;
     int width, height, quality;
     uint64_t seed;
-    int all_420;
+    int all_420, one_size;
 } corpus_recipe;
 
 /* File `index` of a corpus. A wild one's files (corpus_wild.c): each

@@ -52,8 +52,9 @@ static void usage(void)
         "  --count N            how many files (default 100)\n"
         "  --size WxH           image size, or imagenet (500x375), 1080p "
         "(1920x1080),\n"
-        "                       12mp (4000x3000) (default imagenet; not "
-        "with wild)\n"
+        "                       12mp (4000x3000) (default imagenet; wild: "
+        "333 to 640\n"
+        "                       a side, each its own, unless given)\n"
         "  --kind KIND          baseline (YCbCr; 4:2:0 at quality 90 and "
         "below, 4:4:4\n"
         "                       above), progressive (YCbCr 4:2:0), gray, "
@@ -300,9 +301,10 @@ static int parse(job *j, int argc, char **argv, int *done)
     if (!j->dir)
         return usage_error("give the folder to write: --make-corpus DIR");
     int wild = j->recipe.kind == CORPUS_WILD;
-    if (wild && (size_given || quality_given))
-        return usage_error("--%s does nothing with --kind wild (each file "
-                           "has its own)", size_given ? "size" : "quality");
+    if (wild && quality_given)
+        return usage_error("--quality does nothing with --kind wild (each "
+                           "file has its own)");
+    j->recipe.one_size = wild && size_given;
     if (chroma && !wild)
         return usage_error("--chroma is for --kind wild");
     j->recipe.all_420 = chroma && !strcmp(chroma, "420");
@@ -330,11 +332,14 @@ static int make_folder(const char *dir)
 static void summary(const job *j, double seconds, int threads)
 {
     const corpus_recipe *r = &j->recipe;
+    char sides[64] = "333 to 640 pixels a side";
+    if (r->one_size)
+        snprintf(sides, sizeof sides, "%d x %d", r->width, r->height);
     if (r->kind == CORPUS_WILD)
-        printf("corpus: %lld JPEGs in %s, wild: %d to %d pixels a side, "
-               "quality 80 to 95, %lld gray, %lld YCbCr 4:2:0, %lld 4:2:2, "
-               "%lld 4:4:4; %lld with restart markers, %lld with Exif, "
-               "seed %llu\n", j->count, j->dir, 333, 640, j->gray,
+        printf("corpus: %lld JPEGs in %s, wild: %s, quality 80 to 95, "
+               "%lld gray, %lld YCbCr 4:2:0, %lld 4:2:2, %lld 4:4:4; %lld "
+               "with restart markers, %lld with Exif, seed %llu\n",
+               j->count, j->dir, sides, j->gray,
                j->chroma[CJ_420], j->chroma[CJ_422], j->chroma[CJ_444],
                j->restart, j->exif, (unsigned long long)r->seed);
     else

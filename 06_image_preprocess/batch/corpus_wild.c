@@ -55,8 +55,10 @@ void corpus_plan(const corpus_recipe *r, uint64_t index, corpus_file *f)
     }
     uint64_t st = stream_of(r->seed, index, 0x77696c64);  /* "wild" */
     unsigned span = WILD_MAX_SIDE - WILD_MIN_SIDE + 1;
-    f->width = WILD_MIN_SIDE + (int)below(&st, span);
-    f->height = WILD_MIN_SIDE + (int)below(&st, span);
+    int w = WILD_MIN_SIDE + (int)below(&st, span);
+    int h = WILD_MIN_SIDE + (int)below(&st, span);
+    f->width = r->one_size ? r->width : w;
+    f->height = r->one_size ? r->height : h;
     f->jpeg.quality = 80 + (int)below(&st, 16);
     unsigned gray = below(&st, 100), chroma = below(&st, 100);
     if (!r->all_420 && gray < 8) {
