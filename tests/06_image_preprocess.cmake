@@ -281,9 +281,12 @@ add_test(imgbatch.corpus_files sh "${SRC_DIR}/${ch}/batch/corpus_check.sh"
 set_tests_properties(imgbatch.corpus_files PROPERTIES LABELS cpu
                      ENVIRONMENT "CUDA_VISIBLE_DEVICES=-1")
 
-# batch/bench_torchvision.py (the comparison with torchvision's GPU
-# decode): it compiles, a usage error is one line and exit 2, and without
-# PyTorch, torchvision or a GPU it says so in one line and exits 77.
+# batch/bench_torchvision.py (torchvision doing what imgbatch does) and
+# batch/bench.sh (the benchmark of the README's table): they compile or
+# parse, a usage error is one line and exit 2; without PyTorch,
+# torchvision or a GPU the first says so in one line and exits 77; the
+# second extracts what photographs it finds (none here) and, with no GPU,
+# stops with 77 after making its corpora.
 if(NOT SANITIZE)
   set(bench_tv "${SRC_DIR}/${ch}/batch/bench_torchvision.py")
   add_test(imgbatch.bench_torchvision_compiles python3 -m py_compile
@@ -291,10 +294,26 @@ if(NOT SANITIZE)
   set_tests_properties(imgbatch.bench_torchvision_compiles PROPERTIES
     LABELS cpu ENVIRONMENT "PYTHONPYCACHEPREFIX=${TEST_BIN_DIR}/pycache")
   cm_cpu_run(imgbatch.bench_torchvision_usage exit 2
-             "^bench_torchvision.py: argument --batch: '0' must be at least 1"
-             python3 "${bench_tv}" --batch 0 "${SRC_DIR}/${ch}")
+             "^bench_torchvision.py: argument --repeat: '0' must be at least"
+             python3 "${bench_tv}" --repeat 0 "${SRC_DIR}/${ch}")
+  cm_cpu_run(imgbatch.bench_torchvision_crop_alone exit 2
+             "^bench_torchvision.py: --resize-short S goes with --crop WxH"
+             python3 "${bench_tv}" --resize-short 256 "${SRC_DIR}/${ch}")
   cm_cpu_run(imgbatch.bench_torchvision_no_gpu exit 77 "skipped$"
              python3 "${bench_tv}" "${SRC_DIR}/${ch}")
+  set(bench_sh sh "${SRC_DIR}/${ch}/batch/bench.sh")
+  cm_cpu_run(imgbatch.bench_usage exit 2 "^bench.sh: give the folder"
+             ${bench_sh})
+  add_test(imgbatch.bench_photos ${bench_sh} "${TEST_BIN_DIR}/06_bench"
+           --photos-only)
+  set_tests_properties(imgbatch.bench_photos PROPERTIES LABELS cpu
+                       PASS_REGULAR_EXPRESSION "^photographs: ")
+  cm_cpu_run(imgbatch.bench_no_gpu exit 77
+             "^bench.sh: no usable GPU: the corpora are in" ${bench_sh}
+             "${TEST_BIN_DIR}/06_bench_cut" --count 6 --bin "${tool}")
+  set_tests_properties(imgbatch.bench_no_gpu PROPERTIES
+                       FIXTURES_REQUIRED images06 ENVIRONMENT
+                       "CUDA_VISIBLE_DEVICES=-1;BENCH_PHOTOS=${fx}/batch")
 endif()
 
 # JPEG decode on the GPU (batch/decoder.cu, batch/nvjpeg_decoder.cu): the

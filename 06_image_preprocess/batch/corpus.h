@@ -81,8 +81,9 @@ void corpus_photos_free(corpus_photos *p);
 
 /* Fills rgb (w x h) with image `index` of the corpus of `seed` cut from
  * the photographs: one of them, chosen from (seed, index); a window of
- * the image's aspect ratio, 40% to 100% of the largest that fits, at a
- * place drawn from (seed, index); scaled to w x h (bilinear). */
+ * the image's aspect ratio, 40% to 100% of the largest that fits (but
+ * at least w x h where it can be), at a place drawn from (seed, index);
+ * scaled to w x h (bilinear). */
 void corpus_photo_crop(const corpus_photos *p, uint8_t *rgb, int w, int h,
                        uint64_t seed, uint64_t index);
 

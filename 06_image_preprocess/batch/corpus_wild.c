@@ -155,13 +155,18 @@ void corpus_photo_crop(const corpus_photos *p, uint8_t *rgb, int w, int h,
     const uint8_t *photo = p->rgb[k];
     int pw = p->width[k], ph = p->height[k];
     /* The largest window of the file's aspect ratio, then 40% to 100%
-     * of it, somewhere in the photograph. */
+     * of it, but not less than the file's size where the photograph
+     * allows (a window scaled up would be smoother than a photograph),
+     * somewhere in the photograph. */
     double aspect = (double)w / h, cw = pw, ch = pw / aspect;
     if (ch > ph) {
         ch = ph;
         cw = ph * aspect;
     }
-    double scale = 0.4 + 0.6 * (double)(next64(&st) >> 11) * 0x1p-53;
+    double least = (double)w / cw > 0.4 ? (double)w / cw : 0.4;
+    least = least < 1 ? least : 1;
+    double scale = least + (1 - least) * (double)(next64(&st) >> 11) *
+                               0x1p-53;
     cw *= scale;
     ch *= scale;
     double x0 = (pw - cw) * (double)(next64(&st) >> 11) * 0x1p-53;
