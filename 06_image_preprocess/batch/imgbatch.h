@@ -104,7 +104,10 @@ typedef enum {
 /* One batch. Its data, host copy and names stay valid until the next
  * call of imgbatch_next, imgbatch_rewind or imgbatch_close; work that
  * reads data must be enqueued on `stream` before that call (the buffer
- * is refilled after it), or be finished by then. */
+ * is refilled after it, once that work is done), or be finished by
+ * then. With the whole tensor kept (imgbatch_info.tensor), data is its
+ * slice and stays until the next pass writes it again. count may be 0:
+ * every file of the batch was skipped. */
 typedef struct {
     void *data;                /* on the GPU */
     size_t count, channels, height, width;

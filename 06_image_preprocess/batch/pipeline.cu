@@ -97,10 +97,13 @@ static int stop(batch_run *r, const char *err)
 }
 
 /* Where nvJPEG failed a batch: its JPEGs decoded by stb_image here, one
- * by one, into their staging slots (or found unusable). */
-static void fall_back(batch_run *r, batch_buf *x, const size_t *items,
-                      int n, const char *why)
+ * by one, into their staging slots (or found unusable). Whatever nvJPEG
+ * enqueued before it failed is finished first, so that it cannot write
+ * over the planes copied in after (rare: files the screens passed). */
+static void fall_back(batch_run *r, batch_buf *x, cudaStream_t stream,
+                      const size_t *items, int n, const char *why)
 {
+    CUDA_CHECK(cudaStreamSynchronize(stream));
     if (!r->quiet && r->o->verbose &&
         r->batch_failures++ < MAX_FAILURE_LINES)
         printf("decoder: images %zu to %zu: %s; decoding their %d JPEGs on "
@@ -152,7 +155,7 @@ static void batched_decode(batch_run *r, batch_buf *x, cudaStream_t stream)
         char why[256];
         if (decoder_batch(r->dec, x->lane, gray, stream, bits, lengths, dests,
                           n, why, sizeof why) != 0)
-            fall_back(r, x, items, n, why);
+            fall_back(r, x, stream, items, n, why);
     }
     if (x->timed) {
         x->decode_host_ms = cm_now_ms() - start;
@@ -364,6 +367,10 @@ void pipeline_drain(batch_run *r)
 {
     rp_wait(r->pool);
     release_handed(r);
+    /* A batch stopped half-way may have work on its stream, and no
+     * event after it. */
+    for (int s = 0; s < r->streams; s++)
+        CUDA_CHECK(cudaStreamSynchronize(r->lanes[s]));
     for (int b = 0; b < r->n_bufs; b++) {
         batch_buf *x = &r->bufs[b];
         if (x->in_flight)
