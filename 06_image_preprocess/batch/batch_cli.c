@@ -92,8 +92,9 @@ void batch_cli_parse(int argc, char **argv, batch_options *b)
          .metavar = "FILE", .help = "the images named in FILE, one path "
          "per line"},
         {.name = "resize", .type = CM_OPT_STRING, .value = &resize,
-         .metavar = "WxH", .help = "resize each image to WxH (bilinear, "
-         "pixel centres aligned, no antialiasing, on the GPU)"},
+         .metavar = "WxH", .help = "resize each image to WxH on the GPU "
+         "(bilinear, pixel centres aligned as cv2.INTER_LINEAR; no "
+         "antialiasing, as F.interpolate(antialias=False))"},
         {.name = "resize-short", .type = CM_OPT_SIZE, .value = &resize_short,
          .metavar = "S", .help = "scale each image's short side to S (the "
          "other in proportion), then --crop", .min = 1,
