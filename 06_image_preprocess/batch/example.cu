@@ -66,7 +66,8 @@ int main(int argc, char **argv)
     imgbatch_info info;
     imgbatch_get_info(b, &info);
     size_t pixels = info.height * info.width, images = 0;
-    float *d_means, *h_means = (float *)malloc(info.batch_images * 4);
+    float *d_means;
+    float *h_means = (float *)malloc(info.batch_images * sizeof(float));
     CHECK(cudaMalloc(&d_means, info.batch_images * sizeof(float)));
     double worst = 0;
     imgbatch_batch x;
