@@ -150,7 +150,7 @@ False, 'shape': $shape, }" || fail "$out: not '$descr' of shape $shape" \
     [ "$descr" = "<f2" ] && elem=2
     [ "$descr" = "|u1" ] && elem=1
     count=$(echo "$shape" | tr -d '()' | tr ',' '*')
-    want=$((128 + elem * (count)))
+    want=$((128 + elem * $count))
     [ "$(wc -c <"$out")" -eq "$want" ] ||
         fail "$out: $(wc -c <"$out") bytes, expected $want"
     grep '^wrote' "$out.log"
