@@ -328,12 +328,6 @@ static void part2_pinned(bw_report *r, bw_buffers *b, int quick)
                "unknown\n");
 }
 
-static void usage_error(const char *reason)
-{
-    fprintf(stderr, "07_bandwidth: %s (see --help)\n", reason);
-    exit(CM_EXIT_USAGE);
-}
-
 static size_t smaller(size_t a, size_t b) { return a < b ? a : b; }
 
 int main(int argc, char **argv)
@@ -396,11 +390,9 @@ int main(int argc, char **argv)
                         "work|sweep|min|max", gpus_mode);
         /* Shared options are not in cli, so refused here by hand (a
          * --device 0 cannot be told from the default). */
-        char reason[96];
-        snprintf(reason, sizeof reason, "--%s does nothing %s",
-                 opt.csv ? "csv" : "device", gpus_mode);
         if (opt.csv || opt.device != 0)
-            usage_error(reason);
+            cm_usage_error("--%s does nothing %s",
+                           opt.csv ? "csv" : "device", gpus_mode);
     } else if (sweep) {
         cm_refuse_given(&cli, &opt, "n|arrays|array-bytes|chunks|streams|"
                         "work", "with --sweep");
@@ -408,9 +400,9 @@ int main(int argc, char **argv)
         cm_refuse_given(&cli, &opt, "min|max", "without --sweep");
     }
     if (array_bytes % sizeof(double) != 0)
-        usage_error("--array-bytes must be a multiple of 8 (float64)");
+        cm_usage_error("--array-bytes must be a multiple of 8 (float64)");
     if (sweep_min > sweep_max)
-        usage_error("--min must not be larger than --max");
+        cm_usage_error("--min must not be larger than --max");
     if (opt.quick) {
         side = smaller(side, 512);
         arrays = smaller(arrays, 200);
