@@ -17,8 +17,9 @@
  *
  * Run: make run-04 ARGS="--part pool"   (all parts: make run-04; options:
  * make run-04 ARGS="--help"). Files: memory.cu (this: main, accounting),
- * blocked.cu, pool.cu, outofcore.cu, tiling.c (tile arithmetic and the
- * planner), probe.cu (what the out-of-core planner measures).
+ * blocked.cu, pool.cu, outofcore.cu, tiling.c (tile arithmetic), replay.c
+ * (its estimates), planner.c, probe.cu (what the out-of-core planner
+ * measures).
  */
 #include <float.h>
 #include <stdarg.h>
