@@ -1,6 +1,6 @@
 /* replay.c - how long a plan should take (ooc_estimate_ms, tiling.h):
  * each plan replayed step by step on the measured rates, its copies and
- * GEMMs on their streams, as outofcore.cu runs them.
+ * GEMMs on their streams, as streamed.cu runs them.
  */
 #include "tiling.h"
 
@@ -16,7 +16,7 @@ static double copy_ms(double bytes, double rows_2d, double gbps,
     return bytes / (gbps * 1e6) + rows_2d * row_us * 1e-3;
 }
 
-/* The tiled plan, replayed as outofcore.cu runs it. One clock for the
+/* The tiled plan, replayed as streamed.cu runs it. One clock for the
  * link in (the A and B copies share it, in the order they are issued),
  * one for the GEMMs, one for the copies out. a_free[s], b_free[s]: when
  * the GEMMs that read buffer s last were over; home[s]: when C buffer s
