@@ -1,5 +1,5 @@
 /* gemm_study.h - the second part of chapter 03's lab: the tutorial's GEMM in
- * four precisions, and its speed as n grows (gemm_study.cu).
+ * four precisions (gemm_study.cu), and its speed as n grows (gemm_sweep.cu).
  *
  *   gemm_study s = {.handle = handle, .set = set, .warmup = 2,
  *                   .repeat = 10, .major = 9, .minor = 0, .csv = NULL,
@@ -13,7 +13,9 @@
 #include <stdio.h>
 #include <cublas_v2.h>
 
+#include "gemm_check.h"
 #include "gemm_plan.h"
+#include "timing.h"
 #include "verify.h"
 
 /* cuBLAS's workspace and the context's own allocations come on top of our
@@ -50,6 +52,30 @@ void gemm_enqueue(cublasHandle_t handle, const gemm_operands *g,
  * into them; gemm_low_free releases them. */
 void gemm_low_alloc(gemm_operands *g, unsigned set);
 void gemm_low_free(gemm_operands *g);
+
+/* What the precision table and the size sweep (gemm_sweep.cu) share. */
+
+/* Precision p's GEMM on g, timed: s->warmup untimed runs, then s->repeat
+ * timed with CUDA events. */
+cm_stats time_gemm(const gemm_study *s, const gemm_operands *g,
+                   gemm_precision p);
+
+/* 2 n^3: n^2 results, each n multiplies and n adds. */
+double gemm_flops(size_t n);
+
+/* bf16 GEMMs need compute capability 8.0; tf32 runs everywhere, in fp32
+ * before 8.0 (gemm_ran_as names it so). */
+int runnable(const gemm_study *s, gemm_precision p);
+
+/* A line for each precision asked for that does not run as asked: bf16
+ * before compute capability 8.0 (skipped), tf32 there (run as fp32). */
+void say_what_runs(const gemm_study *s);
+
+/* The probe (gemm_check.h) for every precision of the study, at g's size
+ * and with the calls that were timed: A and B become x I and ones, are
+ * rounded as the timed inputs were, each call runs once, and its C comes
+ * back in pieces to be read. It overwrites g's buffers. */
+void run_probes(const gemm_study *s, gemm_operands *g, gemm_probe *probes);
 
 /* Times every precision of the study at g->n, checks every element of
  * each result against h_c64, the (already verified) float64 result, then

@@ -17,7 +17,7 @@
  * GEMM (cpu_gemm.c) up to n = 4096, each row's weighted sum by Freivalds'
  * test above that (gemm_check.c). --precision all adds fp32, TF32 and
  * bf16 GEMMs, each checked and probed for the precision it ran in,
- * --sweep the speed as n grows (both in gemm_study.cu).
+ * --sweep the speed as n grows (gemm_study.cu, gemm_sweep.cu).
  *
  * Run: make run-03    (options: make run-03 ARGS="--help")
  */

@@ -68,6 +68,7 @@ void check_fact(cm_verdict *v, const char *what, int ok, const char *fmt,
 void csv_row(FILE *csv, const char *part, const char *metric, double value,
              const char *unit);
 
+void part_accounting(const memory_run *run);
 void part_blocked(memory_run *run, double *h_single, double *h_blocked);
 void part_pool(const memory_run *run);
 void part_outofcore(memory_run *run);

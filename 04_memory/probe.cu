@@ -1,4 +1,4 @@
-/* probe.cu - what the out-of-core planner (tiling.c) needs to know about
+/* probe.cu - what the out-of-core planner (planner.c) needs to know about
  * this GPU, measured rather than assumed: how fast pinned copies run, what
  * each row of a 2D copy costs on top of its bytes (alone, and beside
  * another copy in, as the tiled plans run them), how fast DGEMM runs, and

@@ -1,7 +1,8 @@
 /* tiling.h - the arithmetic of blocked and out-of-core GEMM: how many
  * tiles cover a side, how big the edge tile is, how a device-memory budget
  * becomes a plan, how many bytes it moves against the least any plan can
- * move, and how long it should take.
+ * move, and how long it should take (tiling.c; replay.c estimates the
+ * time, planner.c makes the plan).
  *
  *   tile_count(1001, 128) -> 8       tile_extent(1001, 128, 7) -> 105
  *   ooc_plan plan;

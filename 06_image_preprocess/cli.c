@@ -4,30 +4,12 @@
 #include "image_io.h"
 #include "reference.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
 static const char PROGRAM[] = "06_image_preprocess";
-
-static void usage_error(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    fprintf(stderr, "%s: ", PROGRAM);
-    vfprintf(stderr, fmt, ap);
-    fprintf(stderr, " (see --help)\n");
-    va_end(ap);
-    exit(CM_EXIT_USAGE);
-}
-
-void cli_fail(const char *message)
-{
-    fprintf(stderr, "%s: %s\n", PROGRAM, message);
-    exit(CM_EXIT_FAIL);
-}
 
 void cli_parse(int argc, char **argv, job_config *cfg)
 {
@@ -63,21 +45,21 @@ void cli_parse(int argc, char **argv, job_config *cfg)
     /* One image, a file or the built-in one; a batch is imgbatch's. */
     struct stat st;
     if (opt->n_args > 1)
-        usage_error("give one IMAGE: several images are a batch, for "
+        cm_usage_error("give one IMAGE: several images are a batch, for "
                     "imgbatch (make run-06-batch)");
     if (opt->n_args == 1 && stat(opt->args[0], &st) == 0 &&
         S_ISDIR(st.st_mode))
-        usage_error("%s: is a folder: give one IMAGE (a folder is a batch, "
+        cm_usage_error("%s: is a folder: give one IMAGE (a folder is a batch, "
                     "for imgbatch: make run-06-batch)", opt->args[0]);
     if (synthetic && opt->n_args > 0)
-        usage_error("--synthetic makes its own image: give no IMAGE");
+        cm_usage_error("--synthetic makes its own image: give no IMAGE");
     cfg->width = opt->quick ? 641 : 10000;
     cfg->height = opt->quick ? 479 : 10000;
     if (synthetic && ref_parse_dims(synthetic, &cfg->width, &cfg->height))
-        usage_error("--synthetic: '%s' is not WIDTHxHEIGHT, e.g. 640x480",
+        cm_usage_error("--synthetic: '%s' is not WIDTHxHEIGHT, e.g. 640x480",
                     synthetic);
     if (opt->n_args == 0 && cfg->width * cfg->height > cfg->max_pixels)
-        usage_error("--synthetic: %zu x %zu is more than --max-pixels %zu",
+        cm_usage_error("--synthetic: %zu x %zu is more than --max-pixels %zu",
                     cfg->width, cfg->height, cfg->max_pixels);
     cfg->image = opt->n_args == 1 ? opt->args[0] : NULL;
 
@@ -86,5 +68,5 @@ void cli_parse(int argc, char **argv, job_config *cfg)
     const char *outputs[3] = {cfg->out_png, cfg->out_npy, opt->csv};
     for (int k = 0; k < 3; k++)
         if (outputs[k] && io_check_writable(outputs[k], err, sizeof err))
-            cli_fail(err);
+            cm_fail("%s", err);
 }

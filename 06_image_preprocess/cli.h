@@ -32,9 +32,6 @@ typedef struct {
  * written. Touches no GPU. */
 void cli_parse(int argc, char **argv, job_config *cfg);
 
-/* Prints "06_image_preprocess: message" on stderr and exits 1. */
-void cli_fail(const char *message);
-
 #ifdef __cplusplus
 }
 #endif

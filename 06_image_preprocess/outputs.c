@@ -35,7 +35,7 @@ void save_outputs(const char *png_path, const char *npy_path,
                            h_flipped, CM_UINT8, n) &&
             io_write_png_gray(png_path, h_png, width, height, err,
                               sizeof err) != 0)
-            cli_fail(err);
+            cm_fail("%s", err);
         if (v->failures == 0)
             printf("wrote %s (8-bit gray PNG, %zu x %zu)\n", png_path,
                    width, height);
@@ -45,7 +45,7 @@ void save_outputs(const char *png_path, const char *npy_path,
     size_t shape[2] = {height, width};
     if (npy_path && v->failures == 0) {
         if (npy_save_f32(npy_path, h_out, shape, 2, err, sizeof err) != 0)
-            cli_fail(err);
+            cm_fail("%s", err);
         printf("wrote %s (float32, shape (%zu, %zu))\n", npy_path, height,
                width);
     }

@@ -190,7 +190,7 @@ int main(int argc, char **argv)
     if (cfg.image) {
         double start = cm_now_ms();
         if (io_load_gray(cfg.image, cfg.max_pixels, &img, err, sizeof err))
-            cli_fail(err);
+            cm_fail("%s", err);
         load_ms = cm_now_ms() - start;
         width = img.width;
         height = img.height;

@@ -89,6 +89,22 @@ typedef struct {
     double link_h2d_gbps, link_d2h_gbps;   /* practical maximum */
 } bw_buffers;
 
+/* The sizes of part 2's pinned copies that find the link's practical
+ * maximum, and those of --quick (pinned.cu). */
+extern const size_t CEILING_BYTES[3];
+extern const size_t QUICK_CEILING_BYTES[3];
+
+/* Part 1: the tutorial's timing of x_np's copy (first call, host clock)
+ * beside the right one, for pageable memory both ways; it selects
+ * `device` and allocates b->d_x itself (pageable.cu). */
+void part1_tutorial(bw_report *r, bw_buffers *b, int device,
+                    size_t device_bytes, size_t side);
+
+/* Part 2: pinned memory, allocated pinned or pinned in place, against
+ * pageable, and the link's practical maximum; allocates b->h_pinned and
+ * b->h_pinned_back (pinned.cu). */
+void part2_pinned(bw_report *r, bw_buffers *b, int quick);
+
 /* Part 5: benchmark ratios, the summary table and a bar chart. */
 void bw_summary(bw_report *r, const bw_buffers *b);
 

@@ -403,6 +403,32 @@ const char *cm_program_name(void)
     return program_name;
 }
 
+static void say(const char *fmt, va_list ap, const char *tail)
+{
+    if (*program_name)
+        fprintf(stderr, "%s: ", program_name);
+    vfprintf(stderr, fmt, ap);
+    fprintf(stderr, "%s\n", tail);
+}
+
+void cm_usage_error(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    say(fmt, ap, " (see --help)");
+    va_end(ap);
+    exit(CM_EXIT_USAGE);
+}
+
+void cm_fail(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    say(fmt, ap, "");
+    va_end(ap);
+    exit(CM_EXIT_FAIL);
+}
+
 void cm_parse_or_exit(const cm_cli *cli, cm_options *opt, int argc,
                       char **argv)
 {

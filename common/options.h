@@ -91,6 +91,14 @@ void cm_parse_or_exit(const cm_cli *cli, cm_options *opt, int argc,
  * the prefix of a program's one-line errors; "" before any. */
 const char *cm_program_name(void);
 
+/* After cm_parse_or_exit: one line "program: <printf text> (see --help)"
+ * on stderr and exit 2 (a command line that cannot work), or one line
+ * "program: <printf text>" and exit 1 (a runtime failure). */
+void cm_usage_error(const char *fmt, ...)
+    __attribute__((noreturn, format(printf, 1, 2)));
+void cm_fail(const char *fmt, ...)
+    __attribute__((noreturn, format(printf, 1, 2)));
+
 /* Whether the chapter option `name` (without "--") was on the command
  * line that cm_parse read into opt. */
 int cm_given(const cm_cli *cli, const cm_options *opt, const char *name);

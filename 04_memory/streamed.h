@@ -1,0 +1,39 @@
+/* streamed.h - one run of an out-of-core plan (tiling.h) on the GPU: the
+ * job outofcore.cu sets up, and the region it times (streamed.cu).
+ *
+ *   ooc_job j;      streams, events, the handle, the slab's buffers, the plan
+ *   j.copies = 1;
+ *   cm_stats s = cm_time_events(streamed_gemm, &j, j.gemm, warmup, repeat);
+ */
+#ifndef STREAMED_H
+#define STREAMED_H
+
+#include <cuda_runtime.h>
+#include <cublas_v2.h>
+
+#include "tiling.h"
+
+typedef struct {
+    const ooc_plan *plan;
+    const double *h_a, *h_b;
+    double *h_c;
+    double *d_c[2], *d_a[2], *d_b[2];
+    int copies;  /* 0: the GEMMs alone, on whatever the buffers hold */
+    cublasHandle_t handle;
+    /* copy_a: A pieces in (resident: everything in); copy_b: B pieces in
+     * (tiled), beside them; copy_out: C home. */
+    cudaStream_t gemm, copy_a, copy_b, copy_out;
+    /* a_in, b_in: a buffer is full; a_used, b_used: the GEMMs that read
+     * it are over, so it may be refilled; done: a C buffer's GEMMs are
+     * over, so it may go home (and, resident, its A panel be refilled);
+     * home: that C is home, so the buffer may be written again. */
+    cudaEvent_t start, end, a_in[2], b_in[2], a_used[2], b_used[2];
+    cudaEvent_t done[2], home[2];
+} ooc_job;
+
+/* One run of j's plan (ctx is an ooc_job *): every copy and GEMM on j's
+ * four streams, ordered by its events. It starts and ends on j->gemm, the
+ * stream cm_time_events times it on. */
+void streamed_gemm(void *ctx);
+
+#endif /* STREAMED_H */

@@ -1,0 +1,35 @@
+/* tiling_parts.h - what tiling.c, replay.c and planner.c share, and
+ * nothing else needs: the slab's alignment, blocks evened out, and the
+ * copy times of a plan.
+ *
+ *   size_t c_bytes = align_up(rows * cols * elem_bytes);
+ *   size_t rows = balanced(n, min_size(n, OOC_FILL_ROWS));
+ *   copy_times(plan, rates, &in_ms, &out_ms);
+ */
+#ifndef TILING_PARTS_H
+#define TILING_PARTS_H
+
+#include <stddef.h>
+
+#include "tiling.h"
+
+/* bytes rounded up to a multiple of OOC_ALIGN. */
+size_t align_up(size_t bytes);
+
+size_t min_size(size_t a, size_t b);
+
+/* The same number of blocks, made as even as they can be: 1000 in blocks
+ * of at most 600 becomes two of 500 rather than 600 + 400. */
+size_t balanced(size_t n, size_t most);
+
+/* a_k as a whole number of tile_k pieces, at least one; n when that
+ * covers all of A's columns. */
+size_t whole_pieces(size_t n, size_t tile_k, size_t a_k);
+
+/* The copies in and out of p at the measured rates, 2D rows included:
+ * no schedule of p can take less than either, nor than its GEMMs
+ * (replay.c). */
+void copy_times(const ooc_plan *p, const ooc_rates *r, double *in,
+                double *out);
+
+#endif /* TILING_PARTS_H */
