@@ -4,30 +4,12 @@
 #include "../image_io.h"
 #include "../reference.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 static const char PROGRAM[] = "imgbatch";
 static const int DEFAULT_STREAMS = 2;
-
-static void usage_error(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    fprintf(stderr, "%s: ", PROGRAM);
-    vfprintf(stderr, fmt, ap);
-    fprintf(stderr, " (see --help)\n");
-    va_end(ap);
-    exit(CM_EXIT_USAGE);
-}
-
-void batch_fail(const char *message)
-{
-    fprintf(stderr, "%s: %s\n", PROGRAM, message);
-    exit(CM_EXIT_FAIL);
-}
 
 void batch_cli_parse(int argc, char **argv, batch_options *b)
 {
@@ -94,26 +76,26 @@ void batch_cli_parse(int argc, char **argv, batch_options *b)
     b->streams = streams ? (int)streams : DEFAULT_STREAMS;
 
     if (b->list_file && b->n_paths > 0)
-        usage_error("give either --list FILE or image paths, not both");
+        cm_usage_error("give either --list FILE or image paths, not both");
     if (!b->list_file && b->n_paths == 0)
-        usage_error("give a folder, image files or --list FILE");
+        cm_usage_error("give a folder, image files or --list FILE");
     /* The GPU decoder gives each file's own size: resizing is done on
      * the CPU. A kept tensor is not written. */
     if (resize && (b->decoder == DECODER_GPU || b->bare_decode))
-        usage_error("--resize needs --decoder cpu or auto, without "
+        cm_usage_error("--resize needs --decoder cpu or auto, without "
                     "--bare-decode (the GPU decoder keeps each file's "
                     "size)");
     if (b->out_npy && (b->keep_on_gpu || b->bare_decode))
-        usage_error("--%s writes no tensor: drop --out-npy",
+        cm_usage_error("--%s writes no tensor: drop --out-npy",
                     b->keep_on_gpu ? "keep-on-gpu" : "bare-decode");
     if (b->bare_decode && b->decoder == DECODER_CPU)
-        usage_error("--bare-decode times the GPU decoder: not with "
+        cm_usage_error("--bare-decode times the GPU decoder: not with "
                     "--decoder cpu");
     if (b->bare_decode)
         cm_refuse_given(&cli, &b->opt, "keep-on-gpu", "with --bare-decode");
     if (resize && ref_parse_dims(resize, &b->resize_width,
                                  &b->resize_height) != 0)
-        usage_error("--resize: '%s' is not WIDTHxHEIGHT, e.g. 224x224",
+        cm_usage_error("--resize: '%s' is not WIDTHxHEIGHT, e.g. 224x224",
                     resize);
 
     /* An output that cannot be created is found now, not after the work. */
@@ -121,5 +103,5 @@ void batch_cli_parse(int argc, char **argv, batch_options *b)
     const char *outputs[2] = {b->out_npy, b->opt.csv};
     for (int k = 0; k < 2; k++)
         if (outputs[k] && io_check_writable(outputs[k], err, sizeof err))
-            batch_fail(err);
+            cm_fail("%s", err);
 }

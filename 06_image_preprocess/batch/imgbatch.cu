@@ -70,9 +70,9 @@ static FILE *npy_open(npy_out *o, const char *path, const batch_source *src)
     o->shape[2] = src->width;
     o->header_len = npy_header(o->header, sizeof o->header, o->shape, 3);
     if (cm_out_open(&o->file, path) != 0)
-        batch_fail(o->file.error);
+        cm_fail("%s", o->file.error);
     if (fwrite(o->header, 1, o->header_len, o->file.fp) != o->header_len)
-        batch_fail("cannot write the .npy header");
+        cm_fail("cannot write the .npy header");
     return o->file.fp;
 }
 
@@ -92,7 +92,7 @@ static void npy_close(npy_out *o, const char *path, size_t n,
         printf("%s: not written (%s)\n", path,
                write_failed ? "write error" : "checks failed");
     } else if (cm_out_commit(&o->file) != 0) {
-        batch_fail(o->file.error);
+        cm_fail("%s", o->file.error);
     } else {
         printf("wrote %s (float32, shape (%zu, %zu, %zu))\n", path, n,
                o->shape[1], o->shape[2]);
@@ -210,7 +210,7 @@ int main(int argc, char **argv)
     path_list list;
     if (inputs_collect(b.paths, b.n_paths, b.list_file, &list, err,
                        sizeof err) != 0)
-        batch_fail(err);
+        cm_fail("%s", err);
     batch_source src = {.list = &list, .width = b.resize_width,
                         .height = b.resize_height,
                         .resize = b.resize_width > 0,
@@ -219,12 +219,12 @@ int main(int argc, char **argv)
     double start = cm_now_ms();
     if (inputs_check(&src, b.skip_bad, &skipped, &file_bytes, err,
                      sizeof err) != 0)
-        batch_fail(err);
+        cm_fail("%s", err);
     double check_ms = cm_now_ms() - start;
     size_t *bytes = (size_t *)cm_host_alloc(list.count * sizeof(size_t),
                                             "the file sizes");
     if (inputs_survey(&list, bytes, &jpegs, err, sizeof err) != 0)
-        batch_fail(err);
+        cm_fail("%s", err);
 
     /* Which decoders: nvJPEG for the JPEGs where it was built and can
      * take them as they are, stb_image for the rest (decoder.h). */
@@ -232,7 +232,7 @@ int main(int argc, char **argv)
                                                      : b.decoder,
                                        nj_built(), src.resize, jpegs > 0);
     if (plan.fail)
-        batch_fail(plan.note);
+        cm_fail("%s", plan.note);
     int threads = b.threads ? b.threads : inputs_default_threads();
     size_t max_batch = batch_size(b.batch_size,
                                   cm_mul_size(src.width, src.height,
@@ -249,7 +249,7 @@ int main(int argc, char **argv)
         printf("decoder: %s\n", plan.note);
     reader_pool *pool = rp_start(threads);
     if (!pool)
-        batch_fail("cannot start the reader threads");
+        cm_fail("cannot start the reader threads");
     decoder *dec = decoder_open(&plan, &src, (int)max_batch, threads,
                                 b.streams);
     printf("decoder: %s; %d reader threads (CPU decodes: stb_image), "

@@ -80,7 +80,7 @@ void pipeline_start(batch_run *r)
     r->per_thread = (thread_counts *)calloc((size_t)r->threads,
                                             sizeof(thread_counts));
     if (!r->per_thread)
-        batch_fail("not enough memory for the reader threads' counts");
+        cm_fail("not enough memory for the reader threads' counts");
     char files[32], planes[32], tensor[32];
     printf("pipeline: %d batch buffers in turn on %d CUDA streams, each "
            "with pinned %s for files and %s for CPU-decoded planes, and a "
