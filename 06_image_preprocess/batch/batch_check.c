@@ -82,7 +82,7 @@ const char *check_run_verdict(const check_stats *total, int channels)
 /* Each reader thread's findings; it writes only its own. */
 typedef struct {
     check_stats gpu, cpu;
-    size_t unreadable, failed, first_failed, worst;
+    size_t unreadable, corrupt, failed, first_failed, worst;
     const char *first_why;
     double worst_share;
 } thread_result;
@@ -90,6 +90,7 @@ typedef struct {
 typedef struct {
     batch_run *r;
     thread_result *per_thread;
+    uint8_t *corrupt;         /* by tensor image (skip_bad) */
 } check_job;
 
 static void add(check_stats *to, const check_stats *s)
@@ -117,10 +118,20 @@ static void sampled_item(void *ctx, size_t item, int thread)
     check_stats st;
     memset(&st, 0, sizeof st);
     uint8_t *ref = (uint8_t *)malloc((size_t)r->src->channels * w * h);
-    if (!ref || tf_place_image(r->spec, w, h, &p) != 0 ||
-        inputs_decode(r->src, image, ref, err, sizeof err) != 0) {
+    if (!ref || tf_place_image(r->spec, w, h, &p) != 0) {
         t->unreadable++;
-        why = "stb_image cannot decode it again";
+        why = "not enough memory to decode it again";
+    } else if (inputs_decode(r->src, image, ref, err, sizeof err) != 0) {
+        /* A corrupt scan the GPU decoder did not report. */
+        if (r->o->skip_bad && job->corrupt) {
+            job->corrupt[item] = 1;
+            t->corrupt++;
+        } else {
+            t->unreadable++;
+            why = gpu ? "corrupt: stb_image cannot decode it, nvJPEG did "
+                        "not say so"
+                      : "stb_image cannot decode it again";
+        }
     } else {
         check_compare(r->spec, &r->levels, &p, ref, r->src->channels, w, h,
                       r->h_samples + item * r->sample_bytes, &st);
@@ -145,8 +156,11 @@ sampled_result check_sampled(batch_run *r, size_t n_out)
     memset(&s, 0, sizeof s);
     s.first_failed = s.worst = "";
     check_job job = {r, (thread_result *)calloc((size_t)r->threads,
-                                                sizeof(thread_result))};
-    if (!job.per_thread) {
+                                                sizeof(thread_result)),
+                     (uint8_t *)calloc(n_out ? n_out : 1, 1)};
+    if (!job.per_thread || !job.corrupt) {
+        free(job.per_thread);
+        free(job.corrupt);
         s.failed = s.unreadable = n_out;
         s.first_why = "not enough memory for the check";
         return s;
@@ -161,6 +175,7 @@ sampled_result check_sampled(batch_run *r, size_t n_out)
         add(&s.gpu, &t->gpu);
         add(&s.cpu, &t->cpu);
         s.unreadable += t->unreadable;
+        s.n_corrupt += t->corrupt;
         s.failed += t->failed;
         if (t->failed && t->first_failed < first) {
             first = t->first_failed;
@@ -175,6 +190,10 @@ sampled_result check_sampled(batch_run *r, size_t n_out)
         s.first_failed = r->src->list->paths[r->out_index[first]];
     s.run_why = check_run_verdict(&s.gpu, r->spec->channels);
     free(job.per_thread);
+    if (s.n_corrupt)
+        s.corrupt = job.corrupt;
+    else
+        free(job.corrupt);
     return s;
 }
 

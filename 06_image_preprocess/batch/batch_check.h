@@ -79,6 +79,11 @@ const char *check_run_verdict(const check_stats *total, int channels);
 typedef struct {
     check_stats gpu, cpu;     /* summed over the images of each path */
     size_t unreadable;        /* images stb_image could not decode again */
+    /* With skip_bad, such a file is corrupt (nvJPEG's hardware decoder
+     * does not report every corrupt scan): not a failure but skipped.
+     * corrupt[i] is 1 for tensor image i; NULL if none; free() it. */
+    uint8_t *corrupt;
+    size_t n_corrupt;
     size_t failed;            /* images that broke a rule (or unreadable) */
     const char *first_failed; /* the first of those in the tensor: path */
     const char *first_why;    /* and its rule */
@@ -91,7 +96,8 @@ typedef struct {
 /* Tensor images 0 .. n_out - 1 (r->out_index says which file each is),
  * on their sampled rows, against stb_image decoding the file again (as
  * gray: a YCbCr JPEG's Y plane as it is, which NVJPEG_OUTPUT_Y also is;
- * as RGB: its conversion). On the reader threads; untimed. */
+ * as RGB: its conversion). On the reader threads; untimed. A file it
+ * cannot decode is a failure, or with r->o->skip_bad one in corrupt. */
 sampled_result check_sampled(batch_run *r, size_t n_out);
 
 /* A reader's item (pipeline.cu posts it when a batch that came back is

@@ -7,31 +7,11 @@
 
 #include <errno.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 static const char PROGRAM[] = "imgbatch";
-
-static void usage_error(const char *fmt, ...)
-    __attribute__((noreturn, format(printf, 1, 2)));
-static void usage_error(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    fprintf(stderr, "%s: ", PROGRAM);
-    vfprintf(stderr, fmt, ap);
-    fprintf(stderr, " (see --help)\n");
-    va_end(ap);
-    exit(CM_EXIT_USAGE);
-}
-
-void batch_fail(const char *message)
-{
-    fprintf(stderr, "%s: %s\n", PROGRAM, message);
-    exit(CM_EXIT_FAIL);
-}
 
 /* "0.485,0.456,0.406" (or one value, for every channel) into out[3]. */
 static void parse_floats(const char *name, const char *text, int channels,
@@ -45,7 +25,7 @@ static void parse_floats(const char *name, const char *text, int channels,
         errno = 0;
         double d = strtod(p, &end);
         if (end == p || errno || !isfinite(d) || (positive && d <= 0))
-            usage_error("--%s: '%s' is not %s", name, text,
+            cm_usage_error("--%s: '%s' is not %s", name, text,
                         positive ? "numbers above 0, joined by commas"
                                  : "numbers joined by commas");
         v[n++] = (float)d;
@@ -55,7 +35,7 @@ static void parse_floats(const char *name, const char *text, int channels,
         p++;
     }
     if (*p != '\0' || (n != 1 && n != channels))
-        usage_error("--%s: '%s': give one value or %d, one per channel",
+        cm_usage_error("--%s: '%s': give one value or %d, one per channel",
                     name, text, channels);
     for (int c = 0; c < 3; c++)
         out[c] = v[n == 1 ? 0 : c];
@@ -164,9 +144,9 @@ void batch_cli_parse(int argc, char **argv, batch_options *b)
         b->opt.repeat = 1;
 
     if (list && b->opt.n_args > 0)
-        usage_error("give either --list FILE or image paths, not both");
+        cm_usage_error("give either --list FILE or image paths, not both");
     if (!list && b->opt.n_args == 0)
-        usage_error("give a folder, image files or --list FILE");
+        cm_usage_error("give a folder, image files or --list FILE");
     o->list = list;
     o->files = (const char *const *)b->opt.args;
     o->n_files = list ? 0 : (size_t)b->opt.n_args;
@@ -184,36 +164,36 @@ void batch_cli_parse(int argc, char **argv, batch_options *b)
     o->copy_to_host = !b->keep_on_gpu && !b->bare_decode;
 
     if (flip && no_flip)
-        usage_error("--flip or --no-flip, not both");
+        cm_usage_error("--flip or --no-flip, not both");
     if (resize && (resize_short || crop))
-        usage_error("--resize or --resize-short with --crop, not both");
+        cm_usage_error("--resize or --resize-short with --crop, not both");
     if (!resize_short != !crop)
-        usage_error("--resize-short S goes with --crop WxH");
+        cm_usage_error("--resize-short S goes with --crop WxH");
     if (resize && ref_parse_dims(resize, &o->resize_width,
                                  &o->resize_height) != 0)
-        usage_error("--resize: '%s' is not WIDTHxHEIGHT, e.g. 224x224",
+        cm_usage_error("--resize: '%s' is not WIDTHxHEIGHT, e.g. 224x224",
                     resize);
     if (crop && ref_parse_dims(crop, &o->crop_width, &o->crop_height) != 0)
-        usage_error("--crop: '%s' is not WIDTHxHEIGHT, e.g. 224x224", crop);
+        cm_usage_error("--crop: '%s' is not WIDTHxHEIGHT, e.g. 224x224", crop);
     if (o->resize_width > TF_MAX_SIDE || o->resize_height > TF_MAX_SIDE)
-        usage_error("--resize: at most %zu pixels a side", TF_MAX_SIDE);
+        cm_usage_error("--resize: at most %zu pixels a side", TF_MAX_SIDE);
     if (crop && (o->crop_width > resize_short ||
                  o->crop_height > resize_short))
-        usage_error("--crop %s is larger than the short side %zu", crop,
+        cm_usage_error("--crop %s is larger than the short side %zu", crop,
                     resize_short);
     o->resize_short = resize_short;
     if ((mean || std) && o->dtype == IMGBATCH_UINT8)
-        usage_error("--mean and --std do nothing with --dtype uint8 (its "
+        cm_usage_error("--mean and --std do nothing with --dtype uint8 (its "
                     "values are the levels)");
     if (mean)
         parse_floats("mean", mean, (int)o->color, 0, o->mean);
     if (std)
         parse_floats("std", std, (int)o->color, 1, o->std);
     if (b->out_npy && (b->keep_on_gpu || b->bare_decode))
-        usage_error("--%s writes no tensor: drop --out-npy",
+        cm_usage_error("--%s writes no tensor: drop --out-npy",
                     b->keep_on_gpu ? "keep-on-gpu" : "bare-decode");
     if (b->bare_decode && o->decoder == IMGBATCH_DECODER_CPU)
-        usage_error("--bare-decode times the GPU decoder: not with "
+        cm_usage_error("--bare-decode times the GPU decoder: not with "
                     "--decoder cpu");
     if (cm_given(&cli, &b->opt, "nvjpeg-backend") &&
         o->decoder == IMGBATCH_DECODER_CPU)
@@ -227,5 +207,5 @@ void batch_cli_parse(int argc, char **argv, batch_options *b)
     const char *outputs[2] = {b->out_npy, b->opt.csv};
     for (int k = 0; k < 2; k++)
         if (outputs[k] && io_check_writable(outputs[k], err, sizeof err))
-            batch_fail(err);
+            cm_fail("%s", err);
 }

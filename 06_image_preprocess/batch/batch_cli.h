@@ -7,7 +7,7 @@
  *                                      error, 1 if an output cannot be
  *                                      written; touches no GPU
  *   imgbatch_open(&loader, &b.lib);
- *   batch_fail("a.png: cannot open");  "imgbatch: a.png: ...", exit 1
+ * After it, cm_fail (common/options.h) prints "imgbatch: ..." and exits 1.
  */
 #ifndef BATCH_CLI_H
 #define BATCH_CLI_H
@@ -31,9 +31,6 @@ typedef struct {
 } batch_options;
 
 void batch_cli_parse(int argc, char **argv, batch_options *b);
-
-/* Prints "imgbatch: message" on stderr and exits 1. */
-void batch_fail(const char *message);
 
 #ifdef __cplusplus
 }

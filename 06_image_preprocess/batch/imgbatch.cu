@@ -62,9 +62,9 @@ static void npy_open(npy_out *o, const char *path, const batch_run *r)
     o->header_len = npy_header_typed(o->header, sizeof o->header, o->descr,
                                      o->shape, o->ndim);
     if (cm_out_open(&o->file, path) != 0)
-        batch_fail(o->file.error);
+        cm_fail("%s", o->file.error);
     if (fwrite(o->header, 1, o->header_len, o->file.fp) != o->header_len)
-        batch_fail("cannot write the .npy header");
+        cm_fail("cannot write the .npy header");
 }
 
 /* Rewrites the header for n images and keeps the file only if every
@@ -83,7 +83,7 @@ static void npy_close(npy_out *o, const char *path, size_t n,
         printf("%s: not written (%s)\n", path,
                write_failed ? "write error" : "checks failed");
     } else if (cm_out_commit(&o->file) != 0) {
-        batch_fail(o->file.error);
+        cm_fail("%s", o->file.error);
     } else {
         printf("wrote %s ('%s', shape (%zu", path, o->descr, n);
         for (int d = 1; d < o->ndim; d++)
@@ -120,14 +120,50 @@ static size_t one_pass(imgbatch *loader, FILE *out, const char *label)
     if (show)
         fprintf(stderr, "\r%60s\r", "");  /* the progress line goes */
     if (rc < 0)
-        batch_fail(imgbatch_failure_reason());
+        cm_fail("%s", imgbatch_failure_reason());
     return r->counts.n_out;
 }
 
+/* Takes tensor images marked in drop out of the .npy written so far
+ * (n images after its header): the others move down, in order, and the
+ * file is cut after them. Returns the images left. */
+static size_t npy_drop(npy_out *o, size_t n, size_t image_bytes,
+                       const uint8_t *drop, int *write_failed)
+{
+    FILE *fp = o->file.fp, *in = NULL;
+    void *buf = malloc(image_bytes);
+    size_t kept = 0;
+    if (!buf || fflush(fp) != 0 || !(in = fopen(o->file.tmp_path, "rb")))
+        *write_failed = 1;
+    for (size_t i = 0; i < n && !*write_failed; i++) {
+        if (drop[i])
+            continue;
+        /* Each image is read before any write reaches its bytes. */
+        if (kept != i &&
+            (fseeko(in, (off_t)(o->header_len + i * image_bytes),
+                    SEEK_SET) != 0 ||
+             fread(buf, 1, image_bytes, in) != image_bytes ||
+             fseeko(fp, (off_t)(o->header_len + kept * image_bytes),
+                    SEEK_SET) != 0 ||
+             fwrite(buf, 1, image_bytes, fp) != image_bytes))
+            *write_failed = 1;
+        kept++;
+    }
+    if (*write_failed || fflush(fp) != 0 ||
+        ftruncate(fileno(fp), (off_t)(o->header_len + kept * image_bytes)))
+        *write_failed = 1;
+    if (in)
+        fclose(in);
+    free(buf);
+    return kept;
+}
+
 /* The checks after the passes: what came back, every value; the sampled
- * rows against stb_image; the same bits every pass; every image there. */
-static void check_all(batch_run *r, int passes, size_t n_out,
-                      int repeatable, cm_verdict *v)
+ * rows against stb_image; the same bits every pass; every image there.
+ * Returns the sampled check's corrupt files (batch_check.h), each named
+ * on a "skipped:" line here. */
+static sampled_result check_all(batch_run *r, int passes, size_t n_out,
+                                int repeatable, cm_verdict *v)
 {
     char text[1536];
     if (r->o->copy_to_host) {
@@ -146,6 +182,11 @@ static void check_all(batch_run *r, int passes, size_t n_out,
                       "(every value)", bad == 0 && checked > 0, text);
     }
     sampled_result s = check_sampled(r, n_out);
+    for (size_t i = 0; s.corrupt && i < n_out; i++)
+        if (s.corrupt[i])
+            fprintf(stderr, "skipped: %s: corrupt: the GPU decoded it "
+                    "without an error, stb_image cannot; taken out\n",
+                    r->src->list->paths[r->out_index[i]]);
     const check_stats *g = &s.gpu;
     double n = g->values ? (double)g->values : 1;
     printf("check: rows 8k + 3k mod 8 (one in every 8) of every image, "
@@ -158,11 +199,13 @@ static void check_all(batch_run *r, int passes, size_t n_out,
                100.0 * g->one_level / n, g->worse, (double)g->sum / n,
                (double)g->sum_abs / n, s.worst, 100 * s.worst_share);
     snprintf(text, sizeof text, "%zu of %zu images broke a rule (%zu "
-             "unreadable)%s%s%s%s", s.failed, n_out, s.unreadable,
+             "unreadable)%s%s%s%s", s.failed, n_out - s.n_corrupt,
+             s.unreadable,
              s.failed ? ", the first " : "", s.failed ? s.first_failed : "",
              s.failed ? ": " : "", s.failed ? s.first_why : "");
     cm_check_true(v, "every image vs stb_image (sampled rows, the rules of "
-                  "batch_check.h)", s.failed == 0 && n_out > 0, text);
+                  "batch_check.h)", s.failed == 0 && n_out > s.n_corrupt,
+                  text);
     snprintf(text, sizeof text, "%s (%zu values; most one-level "
              "differences: %s)", s.run_why ? s.run_why : "within the rules",
              g->values, s.worst);
@@ -171,11 +214,12 @@ static void check_all(batch_run *r, int passes, size_t n_out,
     snprintf(text, sizeof text, "%d passes", passes);
     cm_check_true(v, "sampled rows bit-exact in every pass", repeatable,
                   text);
-    snprintf(text, sizeof text, "%zu of %zu", n_out,
-             r->n_images - r->counts.skipped);
+    size_t kept = n_out - s.n_corrupt;
+    size_t usable = r->n_images - r->counts.skipped - s.n_corrupt;
+    snprintf(text, sizeof text, "%zu of %zu", kept, usable);
     cm_check_true(v, "every usable image in the tensor",
-                  n_out == r->n_images - r->counts.skipped && n_out > 0,
-                  text);
+                  kept == usable && kept > 0, text);
+    return s;
 }
 
 /* Warm-up (--warmup batches, untimed, when nothing is written: nvJPEG's
@@ -233,12 +277,18 @@ static void run_passes(imgbatch *loader, const batch_options *b,
     decoder_say_failures(r->dec);
     report_pass(r, &r->counts, &s, passes, file_bytes, ms[passes - 1],
                 out != NULL);
-    check_all(r, passes, n_out, repeatable, v);
-    /* The files last, after every check: kept only if all held. The CSV
-     * after the .npy is closed, so that two outputs naming one file never
-     * write into each other. */
-    if (out)
+    sampled_result checked = check_all(r, passes, n_out, repeatable, v);
+    /* The files last, after every check: kept only if all held, without
+     * the corrupt files the check found. The CSV after the .npy is
+     * closed, so that two outputs naming one file never write into each
+     * other. */
+    if (out) {
+        if (checked.corrupt)
+            n_out = npy_drop(&npy, n_out, r->image_bytes, checked.corrupt,
+                             &r->counts.write_failed);
         npy_close(&npy, b->out_npy, n_out, r->counts.write_failed, v);
+    }
+    free(checked.corrupt);
     report_csv(b->opt.csv, &r->counts, &s, skipped, file_bytes, v);
     free(ms);
 }

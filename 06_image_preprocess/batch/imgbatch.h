@@ -19,6 +19,9 @@
  * return a status and leave a line in imgbatch_failure_reason() (per
  * thread); a CUDA or nvJPEG call that fails whatever the input prints
  * file:line and the call and exits 1, as everywhere in this course.
+ * nvJPEG's hardware decoder does not report every corrupt scan: such a
+ * file's image is whatever it decoded. The imgbatch tool finds these by
+ * decoding every file again with stb_image; this library does not.
  * Link with the batch tool's objects (06_image_preprocess/extra.mk).
  */
 #ifndef IMGBATCH_H

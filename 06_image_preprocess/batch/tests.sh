@@ -31,8 +31,9 @@
 #       5% 1 apart, the mean difference within 0.1; rgb: the mean
 #       |difference| at most 2 levels, the mean difference within 0.5
 #   tests.sh bad BIN DIR NAME...
-#       DIR with --skip-bad prints PASS and names each NAME skipped; DIR
-#       without it exits 1 naming the first NAME
+#       DIR with --skip-bad prints PASS, names each NAME skipped and
+#       writes a .npy of the other files; DIR without it exits 1 naming
+#       the first NAME
 mode=$1 bin=$2
 shift 2
 # fail MESSAGE LOG: show the log and fail.
@@ -194,12 +195,19 @@ bad)
     shift
     out=$(mktemp) || exit 1
     trap 'rm -f "$out"' EXIT
-    passes "$out" "$bin" --skip-bad --resize 64x48 "$dir"
+    npy=$out.npy
+    trap 'rm -f "$out" "$npy"' EXIT
+    passes "$out" "$bin" --skip-bad --resize 64x48 --out-npy "$npy" "$dir"
     for name in "$@"; do
         grep -q "^skipped: .*/$name: " "$out" ||
             fail "--skip-bad: expected a 'skipped: .../$name' line" "$out"
     done
-    grep -E '^(skipped|routed|PASS)' "$out"
+    # The .npy holds the others: its shape's first number and its size.
+    good=$(($(ls "$dir" | wc -l) - $#))
+    head -c 128 "$npy" | grep -q "'shape': ($good, 48, 64)" &&
+        [ "$(wc -c <"$npy")" -eq $((128 + good * 48 * 64 * 4)) ] ||
+        fail "--skip-bad: expected $good images in $npy" "$out"
+    grep -E '^(skipped|routed|wrote|PASS)' "$out"
     "$bin" --resize 64x48 "$dir" >"$out" 2>&1
     rc=$?
     [ $rc -eq 1 ] && grep -q "/$1[:,]" "$out" ||
