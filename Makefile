@@ -228,6 +228,7 @@ help:
 	@echo "  make NN          build one chapter's lab, e.g. make 03 -> $(BIN)/03_matmul"
 	@echo "  make run-NN      build and run the lab with the tutorial's sizes; ARGS=\"...\" passes options"
 	@echo "  make imgbatch    build 06's batch tool (06_image_preprocess/batch/) -> $(BIN)/imgbatch"
+	@echo "  make imgbatch_example  build the example of its library -> $(BIN)/imgbatch_example"
 	@echo "  make run-06-batch ARGS=\"DIR ...\"  build and run it: image files into one (N, H, W) tensor"
 	@echo "  make compare-NN  chapter NN's C lab and the tutorial's CuPy code on this GPU, one table"
 	@echo "                   (needs CuPy; ARGS=--quick for small sizes)"

@@ -1,23 +1,29 @@
 # Chapter 06's own make rules, included by the top Makefile: its batch
-# tool, imgbatch, and nvJPEG for the tool's GPU decode.
+# tool, imgbatch, the example program of its library, and nvJPEG for the
+# tool's GPU decode.
 #
 # imgbatch is batch/*.cu and batch/*.c (its main in batch/imgbatch.cu)
-# plus the chapter's kernels, loader, reference and .npy writer:
+# plus the chapter's loader, reference and .npy writer; the example,
+# batch/example.cu, links the same objects but imgbatch.cu's:
 #   make imgbatch                          build $(BIN)/imgbatch
-#   make run-06-batch ARGS="images/ ..."   build and run it
+#   make imgbatch_example                  build $(BIN)/imgbatch_example
+#   make run-06-batch ARGS="images/ ..."   build and run imgbatch
 # The chapter's tests (tests/test_06_*) link batch/'s .c files too (a rule
 # of their own, so that libcommon.a comes after them).
 IMGBATCH_DIR := 06_image_preprocess/batch
-IMGBATCH_SRC := $(wildcard $(IMGBATCH_DIR)/*.cu $(IMGBATCH_DIR)/*.c) \
-  $(addprefix 06_image_preprocess/,kernels.cu image_io.c image_format.c \
-                                   stb_impl.c npy.c reference.c)
-IMGBATCH_OBJS := $(IMGBATCH_SRC:%=$(BUILD)/obj/%.o)
+IMGBATCH_LIB_SRC := $(filter-out %/imgbatch.cu %/example.cu,\
+  $(wildcard $(IMGBATCH_DIR)/*.cu $(IMGBATCH_DIR)/*.c)) \
+  $(addprefix 06_image_preprocess/,image_io.c image_format.c stb_impl.c \
+                                   npy.c reference.c)
+IMGBATCH_LIB_OBJS := $(IMGBATCH_LIB_SRC:%=$(BUILD)/obj/%.o)
+IMGBATCH_OBJS := $(IMGBATCH_LIB_OBJS) $(BUILD)/obj/$(IMGBATCH_DIR)/imgbatch.cu.o
+EXAMPLE_OBJS := $(IMGBATCH_LIB_OBJS) $(BUILD)/obj/$(IMGBATCH_DIR)/example.cu.o
 IMGBATCH_C_OBJS := $(patsubst %,$(BUILD)/obj/%.o,\
   $(wildcard $(IMGBATCH_DIR)/*.c))
 ifneq ($(filter 06_image_preprocess,$(CHAPTERS)),)
-all: $(BIN)/imgbatch
-objects: $(IMGBATCH_OBJS)
-$(IMGBATCH_OBJS): | stb
+all: $(BIN)/imgbatch $(BIN)/imgbatch_example
+objects: $(IMGBATCH_OBJS) $(EXAMPLE_OBJS)
+$(IMGBATCH_OBJS) $(EXAMPLE_OBJS): | stb
 TESTS_06 := $(patsubst tests/%.c,$(BUILD)/tests/%,$(wildcard tests/test_06_*.c))
 $(TESTS_06): $(BUILD)/tests/%: $(BUILD)/obj/tests/%.c.o \
   $(call c_objs,06_image_preprocess) $(IMGBATCH_C_OBJS) $(LIBCOMMON)
@@ -27,8 +33,12 @@ endif
 $(BIN)/imgbatch: $(IMGBATCH_OBJS) $(LIBCOMMON)
 	@mkdir -p $(@D)
 	$(CXX) -o $@ $^ $(LDFLAGS) $(LDLIBS) $(SAN_FLAGS)
-.PHONY: imgbatch run-06-batch
+$(BIN)/imgbatch_example: $(EXAMPLE_OBJS) $(LIBCOMMON)
+	@mkdir -p $(@D)
+	$(CXX) -o $@ $^ $(LDFLAGS) $(LDLIBS) $(SAN_FLAGS)
+.PHONY: imgbatch imgbatch_example run-06-batch
 imgbatch: $(BIN)/imgbatch
+imgbatch_example: $(BIN)/imgbatch_example
 run-06-batch: $(BIN)/imgbatch
 	@$(call run_prog,$@,$(BIN)/imgbatch $(ARGS))
 
@@ -60,9 +70,11 @@ NVJPEG_LIB := $(if $(NVJPEG_PATH),$(call nvjpeg_lib,$(NVJPEG_PATH)))
 
 # What sees nvJPEG: chapter 06's objects, imgbatch, the chapter's tests.
 NVJPEG_TESTS := $(patsubst tests/%.c,%,$(wildcard tests/test_06_*.c))
-NVJPEG_OBJS := $(sort $(call objs,06_image_preprocess) $(IMGBATCH_OBJS)) \
+NVJPEG_OBJS := $(sort $(call objs,06_image_preprocess) $(IMGBATCH_OBJS) \
+  $(EXAMPLE_OBJS)) \
   $(NVJPEG_TESTS:%=$(BUILD)/obj/tests/%.c.o)
-NVJPEG_BINS := $(BIN)/imgbatch $(NVJPEG_TESTS:%=$(BUILD)/tests/%)
+NVJPEG_BINS := $(BIN)/imgbatch $(BIN)/imgbatch_example \
+  $(NVJPEG_TESTS:%=$(BUILD)/tests/%)
 ifneq ($(NVJPEG_LIB),)
   NVJPEG_LIBDIR := $(abspath $(dir $(NVJPEG_LIB)))
   NVJPEG_CPPFLAGS := -I$(NVJPEG_PATH)/include -DCM_HAVE_NVJPEG=1

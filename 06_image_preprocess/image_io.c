@@ -167,6 +167,13 @@ int io_decode_gray(const char *path, const unsigned char *data, size_t len,
                    size_t max_pixels, io_image *img, char *err,
                    size_t err_len)
 {
+    return io_decode(path, data, len, max_pixels, 1, img, err, err_len);
+}
+
+int io_decode(const char *path, const unsigned char *data, size_t len,
+              size_t max_pixels, int channels, io_image *img, char *err,
+              size_t err_len)
+{
     memset(img, 0, sizeof *img);
     io_info info;
     if (io_probe(path, data, len, max_pixels, &info, err, err_len) != 0)
@@ -179,8 +186,8 @@ int io_decode_gray(const char *path, const unsigned char *data, size_t len,
      * indices their colours first. */
     int w, h, channels_in_file;
     size_t past_end;
-    uint8_t *pixels = stb_load_gray_tracked(
-        info.format, info.bits, data, len,
+    uint8_t *pixels = stb_load_tracked(
+        info.format, info.bits, channels == 3 ? 3 : 1, data, len,
         decode_budget(info.width, info.height, len), &w, &h,
         &channels_in_file, &past_end);
     if (past_end > 0) {  /* whatever it decoded, part of it was made up */
@@ -205,6 +212,7 @@ int io_decode_gray(const char *path, const unsigned char *data, size_t len,
     img->pixels = pixels;
     img->width = info.width;
     img->height = info.height;
+    img->channels = channels == 3 ? 3 : 1;
     img->info = info;
     return 0;
 }

@@ -38,8 +38,9 @@ typedef struct {
 } io_info;
 
 typedef struct {
-    uint8_t *pixels;     /* width * height bytes, row by row */
+    uint8_t *pixels;     /* width * height * channels bytes, row by row */
     size_t width, height;
+    int channels;        /* 1 gray; 3 R, G, B interleaved (io_decode) */
     io_info info;
 } io_image;
 
@@ -62,6 +63,13 @@ int io_probe(const char *path, const unsigned char *data, size_t len,
 int io_decode_gray(const char *path, const unsigned char *data, size_t len,
                    size_t max_pixels, io_image *img, char *err,
                    size_t err_len);
+
+/* io_decode_gray, or with channels 3 to 8-bit R, G, B interleaved (a
+ * gray file's level three times, alpha dropped, a JPEG converted from
+ * YCbCr as stb_image converts it). */
+int io_decode(const char *path, const unsigned char *data, size_t len,
+              size_t max_pixels, int channels, io_image *img, char *err,
+              size_t err_len);
 
 /* io_read_file + io_decode_gray. */
 int io_load_gray(const char *path, size_t max_pixels, io_image *img,

@@ -1,7 +1,7 @@
 /* kernels.cu - the GPU side of 06_image_preprocess: the tutorial's three
  * steps as three kernels of one thread per element, and one kernel that
- * fuses them. preprocess.cu times and checks both; the batch tool
- * (batch/pipeline.cu) runs the fused one.
+ * fuses them. preprocess.cu times and checks both (the batch tool's
+ * kernel, batch/transform.cu, fuses a resize with the same steps).
  */
 #include <stdint.h>
 #include <stdio.h>

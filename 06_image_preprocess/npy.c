@@ -13,23 +13,36 @@ static const size_t NPY_PREAMBLE_BYTES = 10;  /* magic, version, length */
 static const size_t NPY_ALIGN_BYTES = 64;
 static const size_t NPY_GROWTH_DIGITS = 21;
 
-/* '<f4' or '>f4': the data is written in the host's own byte order. */
-static const char *float32_descr(void)
+/* The data is written in the host's own byte order: '<f4' or '>f4'. */
+const char *npy_descr(int is_float, size_t bytes)
 {
     const uint16_t probe = 1;
-    return *(const unsigned char *)&probe == 1 ? "<f4" : ">f4";
+    int little = *(const unsigned char *)&probe == 1;
+    if (!is_float)
+        return bytes == 1 ? "|u1" : NULL;
+    if (bytes == 4)
+        return little ? "<f4" : ">f4";
+    if (bytes == 2)
+        return little ? "<f2" : ">f2";
+    return NULL;
 }
 
 size_t npy_header(char *buf, size_t buf_len, const size_t *shape, int ndim)
 {
-    if (ndim < 1 || ndim > NPY_MAX_NDIM)
+    return npy_header_typed(buf, buf_len, npy_descr(1, 4), shape, ndim);
+}
+
+size_t npy_header_typed(char *buf, size_t buf_len, const char *descr,
+                        const size_t *shape, int ndim)
+{
+    if (ndim < 1 || ndim > NPY_MAX_NDIM || !descr || strlen(descr) > 8)
         return 0;
     /* The dictionary, as Python's repr() prints it: keys sorted, a tuple
      * "(7,)" for one dimension and "(2, 3)" for more. */
     char dict[NPY_HEADER_MAX];
     size_t used = (size_t)snprintf(dict, sizeof dict,
                                    "{'descr': '%s', 'fortran_order': False, "
-                                   "'shape': (", float32_descr());
+                                   "'shape': (", descr);
     for (int d = 0; d < ndim; d++)
         used += (size_t)snprintf(dict + used, sizeof dict - used, "%s%zu",
                                  d ? ", " : "", shape[d]);

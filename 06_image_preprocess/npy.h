@@ -5,7 +5,8 @@
  *       fprintf(stderr, "%s\n", err);
  *
  * Format version 1.0, dtype float32 in the host's byte order ('<f4' on
- * x86-64 and ARM), C order. The header is byte for byte what numpy.save
+ * x86-64 and ARM), C order; npy_header_typed writes the header of other
+ * element types (float16, uint8). The header is byte for byte what numpy.save
  * writes, including the spare room NumPy leaves to grow shape[0] in place.
  */
 #ifndef NPY_H
@@ -26,6 +27,16 @@ enum { NPY_MAX_NDIM = 8, NPY_HEADER_MAX = 512 };
  * shape[0] (up to 21 digits), so a header can be rewritten in place when
  * the first dimension turns out smaller than announced. */
 size_t npy_header(char *buf, size_t buf_len, const size_t *shape, int ndim);
+
+/* The same for another element type: descr is NumPy's name of it, as
+ * npy_descr gives it ("<f4", "<f2", "|u1"). */
+size_t npy_header_typed(char *buf, size_t buf_len, const char *descr,
+                        const size_t *shape, int ndim);
+
+/* NumPy's name of an element of `bytes` bytes in the host's byte order:
+ * a float of 4 or 2 bytes ("<f4", "<f2" on x86-64 and ARM), or with
+ * is_float 0 an unsigned integer of 1 byte ("|u1"). NULL otherwise. */
+const char *npy_descr(int is_float, size_t bytes);
 
 /* Writes header and data to fp. Returns 0, or -1 on a write error. */
 int npy_write_f32(FILE *fp, const float *data, const size_t *shape,

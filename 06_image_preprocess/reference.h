@@ -22,11 +22,6 @@ extern "C" {
 void ref_normalize_flip(float *out, const uint8_t *in, size_t width,
                         size_t height);
 
-/* First index where out differs from ref_normalize_flip(in), or
- * width * height when none does; needs no reference buffer. */
-size_t ref_first_mismatch(const float *out, const uint8_t *in, size_t width,
-                          size_t height);
-
 /* Back to 8 bits for a PNG: round(x * 255), clamped to 0..255. For
  * x = v / 255.0f this gives v back exactly. */
 void ref_to_u8(uint8_t *out, const float *in, size_t n);
@@ -38,12 +33,6 @@ void ref_flip_u8(uint8_t *out, const uint8_t *in, size_t width,
 /* The built-in test image: a horizontal ramp over all 256 gray levels
  * whose bands slant downwards, so a flip is easy to see. Deterministic. */
 void ref_synthetic(uint8_t *img, size_t width, size_t height);
-
-/* Bilinear resize with pixel centres aligned (cv2.INTER_LINEAR's
- * convention), rounded to the nearest level. */
-void ref_resize_bilinear(uint8_t *dst, size_t dst_width, size_t dst_height,
-                         const uint8_t *src, size_t src_width,
-                         size_t src_height);
 
 /* "640x480" -> 640, 480. Returns 0, or -1 unless it is two whole numbers
  * from 1 to 16777216 (stb_image's limit) joined by 'x'. */

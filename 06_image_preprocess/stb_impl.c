@@ -139,28 +139,56 @@ static void gray_in_place(void *decoded, size_t pixels, int n, int bits,
     }
 }
 
-/* Decodes data to 8-bit gray (or NULL) through the callbacks above, with
- * in *past_end how many bytes decoders asked for after the last one.
- * stb_image's own way to one channel errs three times, in 2.27
- * (Debian's): a PIC that fails to decode is converted anyway, from NULL
- * (a crash); a 16-bit PPM is converted as if it had 8 bits, then read
- * past its end; and a 16-bit PGM or PPM has its bytes swapped (above).
- * Those we take in the channels they decode to and turn gray ourselves,
- * as stb_image does for every other format. */
-uint8_t *stb_load_gray_tracked(const char *format, int bits,
-                               const unsigned char *data, size_t len,
-                               size_t budget, int *w, int *h, int *channels,
-                               size_t *past_end)
+/* stb_image's 16-bit samples of a PGM or PPM, in this CPU's order. */
+static unsigned sample16(const uint16_t *wide, size_t at, int swapped)
+{
+    unsigned v = wide[at];
+    return swapped ? (v >> 8 | v << 8) & 0xFFFF : v;
+}
+
+/* The pixels as 8-bit R, G, B, in a new buffer (the old one freed): from
+ * n samples a pixel (1 gray, 3 RGB, 4 RGBA) of 8 or 16 bits, 16 bits cut
+ * to their top 8, as stb_image does; swapped: their bytes first. */
+static uint8_t *rgb_of(void *decoded, size_t pixels, int n, int bits,
+                       int swapped)
+{
+    uint8_t *rgb = malloc(pixels > 0 ? pixels * 3 : 1);
+    const uint8_t *narrow = decoded;
+    const uint16_t *wide = decoded;
+    for (size_t i = 0; rgb && i < pixels; i++)
+        for (int k = 0; k < 3; k++) {
+            size_t at = i * (size_t)n + (size_t)(n < 3 ? 0 : k);
+            rgb[3 * i + (size_t)k] =
+                (uint8_t)(bits == 8 ? narrow[at]
+                                    : sample16(wide, at, swapped) >> 8);
+        }
+    stbi_image_free(decoded);
+    return rgb;
+}
+
+/* Decodes data to 8-bit gray or RGB (or NULL) through the callbacks
+ * above, with in *past_end how many bytes decoders asked for after the
+ * last one. stb_image's own way to fewer channels errs three times, in
+ * 2.27 (Debian's): a PIC that fails to decode is converted anyway, from
+ * NULL (a crash); a 16-bit PPM is converted as if it had 8 bits, then
+ * read past its end; and a 16-bit PGM or PPM has its bytes swapped
+ * (above). Those we take in the channels they decode to and convert
+ * ourselves, as stb_image does for every other format. */
+uint8_t *stb_load_tracked(const char *format, int bits, int want,
+                          const unsigned char *data, size_t len,
+                          size_t budget, int *w, int *h, int *channels,
+                          size_t *past_end)
 {
     static const stbi_io_callbacks callbacks = {source_read, source_skip,
                                                 source_eof};
     stb_source src = {data, len, 0, NULL, 0};
     int pnm = strcmp(format, "PGM") == 0 || strcmp(format, "PPM") == 0;
+    int wide = pnm && bits == 16;
     int decoded = strcmp(format, "PIC") == 0   ? 4
                   : strcmp(format, "PPM") == 0 ? 3
-                                               : 1;
+                  : wide                       ? 1
+                                               : want;
     void *pixels;
-    int wide = pnm && bits == 16;
     stb_limit_allocation(budget);
     if (wide)
         pixels = stbi_load_16_from_callbacks(&callbacks, &src, w, h,
@@ -169,11 +197,23 @@ uint8_t *stb_load_gray_tracked(const char *format, int bits,
         pixels = stbi_load_from_callbacks(&callbacks, &src, w, h, channels,
                                           decoded);
     stb_limit_allocation(0);
-    if (pixels && (decoded > 1 || wide))
-        gray_in_place(pixels, (size_t)*w * (size_t)*h, decoded,
-                      wide ? 16 : 8, wide && pnm16_swapped());
+    size_t n = pixels ? (size_t)*w * (size_t)*h : 0;
+    int swapped = wide && pnm16_swapped();
+    if (pixels && want == 1 && (decoded > 1 || wide))
+        gray_in_place(pixels, n, decoded, wide ? 16 : 8, swapped);
+    else if (pixels && want == 3 && (decoded != 3 || wide))
+        pixels = rgb_of(pixels, n, decoded, wide ? 16 : 8, swapped);
     *past_end = src.past_end;
     return pixels;
+}
+
+uint8_t *stb_load_gray_tracked(const char *format, int bits,
+                               const unsigned char *data, size_t len,
+                               size_t budget, int *w, int *h, int *channels,
+                               size_t *past_end)
+{
+    return stb_load_tracked(format, bits, 1, data, len, budget, w, h,
+                            channels, past_end);
 }
 
 /* The reason stb_image gave, if it is the reader of this format's own:

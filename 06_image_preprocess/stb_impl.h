@@ -7,6 +7,7 @@
  *   stb_limit_allocation(0);          no limit
  *   pixels = stb_load_gray_tracked("PNG", 8, data, len, budget, &w, &h,
  *                                  &channels, &past_end);
+ *   rgb = stb_load_tracked("JPEG", 8, 3, data, len, budget, ...);
  *
  * A request over the limit fails as a full memory would: stb_image then
  * returns NULL, and its reason is "outofmem".
@@ -32,6 +33,14 @@ uint8_t *stb_load_gray_tracked(const char *format, int bits,
                                const unsigned char *data, size_t len,
                                size_t budget, int *w, int *h, int *channels,
                                size_t *past_end);
+
+/* The same to `want` 8-bit channels: 1 (gray, as above) or 3 (R, G, B
+ * interleaved, as stb_image makes them: a gray file's level three times,
+ * alpha dropped, 16 bits cut to their top 8). */
+uint8_t *stb_load_tracked(const char *format, int bits, int want,
+                          const unsigned char *data, size_t len,
+                          size_t budget, int *w, int *h, int *channels,
+                          size_t *past_end);
 
 /* stb_image's reason for the last failure, if it is the reader of
  * `format`'s own, else NULL. */

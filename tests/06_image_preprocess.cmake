@@ -53,8 +53,24 @@ tool_usage(max_pixels_zero "--max-pixels: '0' must be at least 1"
            --max-pixels 0 d)
 tool_usage(decoder_choice "--decoder: 'fast' is not one of"
            --decoder fast a.jpg b.jpg)
-tool_usage(decoder_resize "--resize needs --decoder cpu or auto"
-           --decoder gpu --resize 8x8 a.jpg b.jpg)
+tool_usage(resize_short_alone "--resize-short S goes with --crop WxH"
+           --resize-short 100 d)
+tool_usage(crop_too_big "--crop 120x100 is larger than the short side 100"
+           --resize-short 100 --crop 120x100 d)
+tool_usage(resize_and_crop "--resize or --resize-short with --crop, not"
+           --resize 8x8 --resize-short 10 --crop 8x8 d)
+tool_usage(color_choice "--color: 'cmyk' is not one of" --color cmyk d)
+tool_usage(dtype_choice "--dtype: 'int8' is not one of" --dtype int8 d)
+tool_usage(mean_count "--mean: '1,2': give one value or 3, one per channel"
+           --color rgb --mean 1,2 d)
+tool_usage(std_zero "--std: '0' is not numbers above 0" --std 0 d)
+tool_usage(mean_uint8 "--mean and --std do nothing with --dtype uint8"
+           --dtype uint8 --mean 0.5 d)
+tool_usage(flip_both "--flip or --no-flip, not both" --flip --no-flip d)
+tool_usage(backend_choice "--nvjpeg-backend: 'npu' is not one of"
+           --nvjpeg-backend npu d)
+tool_usage(backend_cpu "--nvjpeg-backend does nothing with --decoder cpu"
+           --nvjpeg-backend hybrid --decoder cpu d)
 tool_usage(keep_and_npy "--keep-on-gpu writes no tensor"
            --keep-on-gpu --out-npy x.npy a.jpg b.jpg)
 tool_usage(bare_cpu "--bare-decode times the GPU decoder"
@@ -176,10 +192,10 @@ foreach(file gray.png rgb.png rgba.png gray16.png palette.png rgb.jpg
                        FIXTURES_REQUIRED images06)
 endforeach()
 
-# GPU: imgbatch on the fixture folders (checked in every pixel by the
+# GPU: imgbatch on the fixture folders (checked in every value by the
 # reader threads, one thread in batch_corrupt_skip), with a tensor kept on
 # the GPU, and with batches of one image on one stream and on three (the
-# buffers' rotation).
+# buffers' rotation); resized, as RGB, float16 with a mean and std.
 function(tool_gpu suffix)
   add_test(imgbatch.gpu_${suffix} ${RUN} pass "${tool}" ${ARGN})
   set_tests_properties(imgbatch.gpu_${suffix} PROPERTIES LABELS gpu
@@ -198,19 +214,37 @@ tool_gpu(batch_one_stream --batch-size 1 --streams 1 --repeat 2
          "${fx}/batch")
 tool_gpu(batch_three_streams --batch-size 1 --streams 3 --decoder cpu
          "${fx}/batch")
+tool_gpu(batch_rgb_half --color rgb --dtype float16 --mean 0.485,0.456,0.406
+         --std 0.229,0.224,0.225 --resize 23x17 "${fx}/batch_mixed")
+tool_gpu(batch_crop_uint8 --resize-short 20 --crop 16x12 --dtype uint8
+         --no-flip "${fx}/batch_mixed")
 
 # GPU, then files: the outputs open as what they claim to be. The PNG the
-# lab wrote is read back by the lab; NumPy loads the tensors; a file that
+# lab wrote is read back by the lab; NumPy loads its tensor; a file that
 # fails to decode inside imgbatch's pipeline (corrupt, or cut short)
 # leaves no partial .npy, or with --skip-bad a .npy whose header counts
 # only the good images.
 add_test(${ch}.gpu_outputs sh "${script}" outputs "${bin}" "${fx}"
          "${check_npy}")
-add_test(imgbatch.gpu_outputs ${tool_sh} outputs "${tool}" "${fx}"
-         "${check_npy}")
+add_test(imgbatch.gpu_outputs ${tool_sh} outputs "${tool}" "${fx}")
 set_tests_properties(${ch}.gpu_outputs imgbatch.gpu_outputs PROPERTIES
                      LABELS gpu SKIP_RETURN_CODE 77
                      FIXTURES_REQUIRED images06)
+
+# The library's example (batch/example.cu): without a GPU it exits 77
+# once the folder is checked, and 2 without a folder; on a GPU it loads
+# the fixture folder and prints PASS.
+cm_cpu_run(imgbatch.example_no_gpu exit 77
+           "^imgbatch_example: ${CM_NO_GPU_LINE}"
+           "${BIN_DIR}/imgbatch_example" "${fx}/batch")
+cm_cpu_run(imgbatch.example_usage exit 2 "^usage: .*imgbatch_example FOLDER"
+           "${BIN_DIR}/imgbatch_example")
+add_test(imgbatch.gpu_example ${RUN} pass "${BIN_DIR}/imgbatch_example"
+         "${fx}/batch_mixed")
+set_tests_properties(imgbatch.example_no_gpu imgbatch.gpu_example
+                     PROPERTIES FIXTURES_REQUIRED images06)
+set_tests_properties(imgbatch.gpu_example PROPERTIES LABELS gpu
+                     SKIP_RETURN_CODE 77)
 
 # The benchmark corpus (imgbatch --make-corpus, no GPU): its usage errors,
 # and the files it writes (batch/corpus_check.sh; tests/test_06_corpus.c
@@ -227,7 +261,10 @@ foreach(case
     "size_text|--size: 'vga' is not WIDTHxHEIGHT, imagenet|d;--size;vga"
     "size_zero|--size: '0x5' is not WIDTHxHEIGHT|d;--size;0x5"
     "size_side|--size: '70000x2': JPEG allows at most 65535|d;--size;70000x2"
-    "two_dirs|unexpected argument 'e'|d;e")
+    "two_dirs|unexpected argument 'e'|d;e"
+    "wild_q|--quality does nothing with --kind wild|d;--kind;wild;--quality;8"
+    "chroma_kind|--chroma is for --kind wild|d;--chroma;420"
+    "chroma_value|--chroma: '411' is not mixed or 420|d;--chroma;411")
   string(REPLACE "|" ";" fields "${case}")
   list(GET fields 0 suffix)
   list(GET fields 1 regex)
@@ -244,9 +281,12 @@ add_test(imgbatch.corpus_files sh "${SRC_DIR}/${ch}/batch/corpus_check.sh"
 set_tests_properties(imgbatch.corpus_files PROPERTIES LABELS cpu
                      ENVIRONMENT "CUDA_VISIBLE_DEVICES=-1")
 
-# batch/bench_torchvision.py (the comparison with torchvision's GPU
-# decode): it compiles, a usage error is one line and exit 2, and without
-# PyTorch, torchvision or a GPU it says so in one line and exits 77.
+# batch/bench_torchvision.py (torchvision doing what imgbatch does) and
+# batch/bench.sh (the benchmark of the README's table): they compile or
+# parse, a usage error is one line and exit 2; without PyTorch,
+# torchvision or a GPU the first says so in one line and exits 77; the
+# second extracts what photographs it finds (none here) and, with no GPU,
+# stops with 77 after making its corpora.
 if(NOT SANITIZE)
   set(bench_tv "${SRC_DIR}/${ch}/batch/bench_torchvision.py")
   add_test(imgbatch.bench_torchvision_compiles python3 -m py_compile
@@ -254,10 +294,26 @@ if(NOT SANITIZE)
   set_tests_properties(imgbatch.bench_torchvision_compiles PROPERTIES
     LABELS cpu ENVIRONMENT "PYTHONPYCACHEPREFIX=${TEST_BIN_DIR}/pycache")
   cm_cpu_run(imgbatch.bench_torchvision_usage exit 2
-             "^bench_torchvision.py: argument --batch: '0' must be at least 1"
-             python3 "${bench_tv}" --batch 0 "${SRC_DIR}/${ch}")
+             "^bench_torchvision.py: argument --repeat: '0' must be at least"
+             python3 "${bench_tv}" --repeat 0 "${SRC_DIR}/${ch}")
+  cm_cpu_run(imgbatch.bench_torchvision_crop_alone exit 2
+             "^bench_torchvision.py: --resize-short S goes with --crop WxH"
+             python3 "${bench_tv}" --resize-short 256 "${SRC_DIR}/${ch}")
   cm_cpu_run(imgbatch.bench_torchvision_no_gpu exit 77 "skipped$"
              python3 "${bench_tv}" "${SRC_DIR}/${ch}")
+  set(bench_sh sh "${SRC_DIR}/${ch}/batch/bench.sh")
+  cm_cpu_run(imgbatch.bench_usage exit 2 "^bench.sh: give the folder"
+             ${bench_sh})
+  add_test(imgbatch.bench_photos ${bench_sh} "${TEST_BIN_DIR}/06_bench"
+           --photos-only)
+  set_tests_properties(imgbatch.bench_photos PROPERTIES LABELS cpu
+                       PASS_REGULAR_EXPRESSION "^photographs: ")
+  cm_cpu_run(imgbatch.bench_no_gpu exit 77
+             "^bench.sh: no usable GPU: the corpora are in" ${bench_sh}
+             "${TEST_BIN_DIR}/06_bench_cut" --count 6 --bin "${tool}")
+  set_tests_properties(imgbatch.bench_no_gpu PROPERTIES
+                       FIXTURES_REQUIRED images06 ENVIRONMENT
+                       "CUDA_VISIBLE_DEVICES=-1;BENCH_PHOTOS=${fx}/batch")
 endif()
 
 # JPEG decode on the GPU (batch/decoder.cu, batch/nvjpeg_decoder.cu): the
@@ -285,9 +341,10 @@ if(NOT HAVE_NVJPEG)
   return()
 endif()
 # GPU: each kind of file goes where it must, and every image matches
-# stb_image's decode within one level on the sampled rows (PASS).
+# stb_image's decode by the rules of batch/batch_check.h (PASS).
 # decoded(SUFFIX GPU HYBRID CPU ARGS...): GPU images on the GPU, HYBRID of
-# them (progressive JPEGs) by nvJPEG's hybrid path, CPU on the CPU.
+# them (progressive JPEGs) by nvJPEG's hybrid path ("any": whichever),
+# CPU on the CPU.
 function(decoded suffix gpu hybrid cpu)
   add_test(imgbatch.gpu_decode_${suffix} ${tool_sh} routed "${tool}" ${gpu}
            ${hybrid} ${cpu} ${ARGN})
@@ -306,10 +363,69 @@ decoded(mixed_npy 37 9 0 --decoder gpu --batch-size 5 --threads 3
         "${jpegs}/mixed" --out-npy "${jpegs}/mixed.npy")
 decoded(cpu_kept 0 0 37 --decoder cpu --keep-on-gpu "${jpegs}/mixed")
 decoded(cpu_back 0 0 37 --decoder cpu "${jpegs}/mixed")
+# A wild folder: every size, chroma, restart markers, Exif, gray files;
+# all on the GPU, resized, cropped, as RGB, kept whole, in small batches;
+# and through each nvJPEG backend a GPU without the hardware decoder
+# would take (its hybrid ones, forced here).
+set(wild "${jpegs}/wild")
+decoded(wild_resize 40 any 0 --decoder gpu --resize 64x48 --batch-size 16
+        "${wild}")
+decoded(wild_crop_kept 40 any 0 --resize-short 56 --crop 48x40
+        --keep-on-gpu --batch-size 7 --streams 3 "${wild}")
+decoded(wild_rgb 40 any 0 --color rgb --dtype float16 --resize 64x48
+        --mean 0.485,0.456,0.406 --std 0.229,0.224,0.225 "${wild}")
+decoded(wild_rgb_back 40 any 0 --color rgb --dtype uint8 --no-flip
+        --resize-short 50 --crop 40x40 --batch-size 9 "${wild}")
+decoded(wild_hardware 40 any 0 --nvjpeg-backend hardware --resize 64x48
+        "${wild}")
+decoded(wild_gpu_hybrid 40 0 0 --nvjpeg-backend gpu-hybrid --resize 64x48
+        --batch-size 64 "${wild}")
+decoded(wild_hybrid 40 40 0 --nvjpeg-backend hybrid --resize 64x48
+        "${wild}")
+decoded(wild_cpu 0 0 40 --decoder cpu --color rgb --resize 64x48 "${wild}")
 add_test(imgbatch.gpu_decode_bare ${RUN} pass "${tool}" --bare-decode
          --batch-size 10 "${jpegs}/mixed")
+add_test(imgbatch.gpu_decode_bare_wild ${RUN} pass "${tool}" --bare-decode
+         --resize 64x48 --color rgb "${wild}")
 add_test(imgbatch.gpu_decode_repeatable ${tool_sh} repeatable "${tool}"
          "${jpegs}/baseline" "${jpegs}/repeat")
-set_tests_properties(imgbatch.gpu_decode_bare imgbatch.gpu_decode_repeatable
+# The tensor's file: its type and shape in the header, its size.
+add_test(imgbatch.gpu_npy_gray_f32 ${tool_sh} npy "${tool}"
+         "${jpegs}/wild_f32.npy" "<f4" "(40, 48, 64)" --resize 64x48
+         "${wild}")
+add_test(imgbatch.gpu_npy_rgb_f16 ${tool_sh} npy "${tool}"
+         "${jpegs}/wild_f16.npy" "<f2" "(40, 3, 48, 64)" --resize 64x48
+         --color rgb --dtype float16 --mean 0.5 --std 0.25 "${wild}")
+add_test(imgbatch.gpu_npy_u8_crop ${tool_sh} npy "${tool}"
+         "${jpegs}/wild_u8.npy" "|u1" "(40, 3, 32, 40)" --color rgb
+         --dtype uint8 --resize-short 48 --crop 40x32 "${wild}")
+# The GPU decoder's tensor against the CPU decoder's, level by level.
+add_test(imgbatch.gpu_vs_cpu_gray ${tool_sh} gpu-vs-cpu "${tool}"
+         "${jpegs}/versus_gray" gray --resize 64x48 "${wild}")
+add_test(imgbatch.gpu_vs_cpu_gray_same ${tool_sh} gpu-vs-cpu "${tool}"
+         "${jpegs}/versus_same" gray "${jpegs}/odd")
+add_test(imgbatch.gpu_vs_cpu_crop ${tool_sh} gpu-vs-cpu "${tool}"
+         "${jpegs}/versus_crop" gray --resize-short 56 --crop 48x40
+         "${wild}")
+add_test(imgbatch.gpu_vs_cpu_rgb ${tool_sh} gpu-vs-cpu "${tool}"
+         "${jpegs}/versus_rgb" rgb --color rgb --resize 64x48 "${wild}")
+# Bad files in the middle of GPU batches: scan data of garbage (the
+# structure whole, so only a decoder finds it) and a file cut in half,
+# among restart markers, Exif, gray, 4:2:2 and 4:4:4 files: named and
+# skipped with --skip-bad, the run stopped naming one without.
+add_test(imgbatch.gpu_bad_files ${tool_sh} bad "${tool}"
+         "${jpegs}/wild_bad" img_00017.jpg img_00010.jpg)
+add_test(imgbatch.gpu_bad_garbage ${tool_sh} bad "${tool}"
+         "${jpegs}/wild_garbage" img_00010.jpg)
+add_test(imgbatch.gpu_bad_garbage_one_thread ${RUN} pass "${tool}"
+         --skip-bad --threads 1 --batch-size 5 --resize 64x48
+         "${jpegs}/wild_garbage")
+set_tests_properties(imgbatch.gpu_decode_bare imgbatch.gpu_decode_bare_wild
+                     imgbatch.gpu_decode_repeatable imgbatch.gpu_npy_gray_f32
+                     imgbatch.gpu_npy_rgb_f16 imgbatch.gpu_npy_u8_crop
+                     imgbatch.gpu_vs_cpu_gray imgbatch.gpu_vs_cpu_gray_same
+                     imgbatch.gpu_vs_cpu_crop imgbatch.gpu_vs_cpu_rgb
+                     imgbatch.gpu_bad_files imgbatch.gpu_bad_garbage
+                     imgbatch.gpu_bad_garbage_one_thread
                      PROPERTIES LABELS gpu SKIP_RETURN_CODE 77
                      FIXTURES_REQUIRED jpegs06)

@@ -77,19 +77,25 @@ done
 
 # 06's batch tool, imgbatch, is a program of its own: memcheck its GPU
 # JPEG decode (nvJPEG) and its CPU decode with the tensor brought back,
-# on a small mixed folder, in batches of 6 over several streams.
+# on a small wild folder (mixed sizes and chroma, restart markers, Exif,
+# gray files) with a file of garbage scan data and one cut in half
+# (batch/tests.sh corpora makes them), resized, in gray and in RGB, in
+# batches of 6 over several streams, the bad files skipped.
 case " $chapters " in *" 06_image_preprocess "*)
     tool=build/bin/imgbatch
     jpegs=$out/jpegs-memcheck
-    "$tool" --make-corpus "$jpegs" --count 20 --kind mixed \
+    sh 06_image_preprocess/batch/tests.sh corpora "$tool" "$jpegs" \
         >"$out/logs/memcheck-06-corpus.log" 2>&1
     for decoder in gpu cpu; do
-        log=$out/logs/memcheck-06-imgbatch-$decoder.log
-        compute-sanitizer --tool memcheck --leak-check full \
-            --error-exitcode 9 "$tool" "$jpegs" --decoder $decoder \
-            --batch-size 6 --streams 3 --repeat 1 >"$log" 2>&1
-        note "memcheck  imgbatch --decoder $decoder: rc=$? $(grep \
-            'ERROR SUMMARY' "$log" | tail -1)"
+        for color in gray rgb; do
+            log=$out/logs/memcheck-06-imgbatch-$decoder-$color.log
+            compute-sanitizer --tool memcheck --leak-check full \
+                --error-exitcode 9 "$tool" "$jpegs/wild_bad" --skip-bad \
+                --decoder $decoder --color $color --resize 64x48 \
+                --batch-size 6 --streams 3 --repeat 1 >"$log" 2>&1
+            note "memcheck  imgbatch --decoder $decoder --color $color:" \
+                "rc=$? $(grep 'ERROR SUMMARY' "$log" | tail -1)"
+        done
     done
     rm -rf "$jpegs";;
 esac

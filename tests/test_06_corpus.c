@@ -1,8 +1,10 @@
 /* test_06_corpus.c - the benchmark corpus of 06's batch tool: every
  * kind of file it writes is a JPEG of the right kind (the markers say
- * baseline or progressive, 4:2:0 or gray), decodes with stb_image to the
- * right size and close to the image it was made from, and comes out the
- * same byte for byte each time. */
+ * baseline or progressive, 4:2:0, 4:2:2, 4:4:4 or gray, restart markers
+ * and Exif where asked), decodes with stb_image to the right size and
+ * close to the image it was made from, and comes out the same byte for
+ * byte each time; a wild corpus varies its files as planned; a crop of
+ * a photograph is what it should be. */
 #include "test.h"
 #include "../06_image_preprocess/batch/corpus.h"
 #include "../06_image_preprocess/batch/corpus_jpeg.h"
@@ -174,6 +176,210 @@ static void check_size(int w, int h)
     free(gray);
 }
 
+/* The markers of a file: the frame's sampling byte of component 0, the
+ * restart interval (DRI, 0 if none), the RST markers in the scan, and
+ * whether an Exif APP1 or a JFIF APP0 segment is there. */
+typedef struct {
+    int sampling0, ncomp, restart, rst, exif, jfif;
+} markers;
+
+static markers find_markers(const uint8_t *d, size_t len)
+{
+    markers m = {0, 0, 0, 0, 0, 0};
+    size_t i = 2;
+    while (i + 4 <= len && d[i] == 0xff) {
+        int marker = d[i + 1];
+        size_t seg = (size_t)d[i + 2] << 8 | d[i + 3];
+        if (marker == 0xc0 || marker == 0xc2) {
+            m.ncomp = d[i + 9];
+            m.sampling0 = d[i + 11];
+        } else if (marker == 0xdd) {
+            m.restart = d[i + 4] << 8 | d[i + 5];
+        } else if (marker == 0xe1 && seg >= 8) {
+            m.exif = memcmp(d + i + 4, "Exif\0\0", 6) == 0;
+        } else if (marker == 0xe0 && seg >= 7) {
+            m.jfif = memcmp(d + i + 4, "JFIF", 5) == 0;
+        } else if (marker == 0xda) {
+            for (size_t k = i + 2 + seg; k + 1 < len; k++)
+                m.rst += d[k] == 0xff && d[k + 1] >= 0xd0 && d[k + 1] <= 0xd7;
+            break;
+        }
+        i += 2 + seg;
+    }
+    return m;
+}
+
+/* Every chroma sampling, with and without restart markers and Exif:
+ * stb_image decodes it close to the source, the headers say what was
+ * asked, and restart markers change no pixel (the same coefficients). */
+static void check_options(int w, int h)
+{
+    size_t n = (size_t)w * h;
+    uint8_t *rgb = malloc(n * 3), *gray = malloc(n);
+    EXPECT(rgb && gray && corpus_synth_rgb(rgb, w, h, 3, 5) == 0);
+    if (!rgb || !gray) {
+        free(rgb);
+        free(gray);
+        return;
+    }
+    corpus_rgb_to_gray(gray, rgb, n);
+    const int sampling[3] = {0x22, 0x21, 0x11};
+    for (int channels = 1; channels <= 3; channels += 2)
+        for (int chroma = CJ_420; chroma <= CJ_444; chroma++) {
+            uint8_t *plain = NULL;
+            int mcu_w = channels == 1 ? (w + 7) / 8
+                        : chroma == CJ_444 ? (w + 7) / 8 : (w + 15) / 16;
+            int mcu_h = channels == 1 || chroma != CJ_420 ? (h + 7) / 8
+                                                          : (h + 15) / 16;
+            const int restarts[4] = {0, 1, 7, mcu_w};
+            for (int r = 0; r < 4; r++) {
+                cj_options o = {.quality = 85, .progressive = 0,
+                                .chroma = (cj_chroma)chroma,
+                                .restart = restarts[r], .exif = r % 2};
+                cj_buffer b = {NULL, 0, 0};
+                EXPECT(cj_encode_with(channels == 3 ? rgb : gray, channels,
+                                      w, h, &o, &b) == 0);
+                if (!b.data)
+                    continue;
+                markers m = find_markers(b.data, b.len);
+                EXPECT(m.ncomp == channels);
+                EXPECT(m.sampling0 == (channels == 1 ? 0x11
+                                                     : sampling[chroma]));
+                EXPECT(m.restart == restarts[r]);
+                int mcus = mcu_w * mcu_h;
+                EXPECT(m.rst == (restarts[r] ? (mcus - 1) / restarts[r]
+                                             : 0));
+                EXPECT(m.exif == r % 2 && m.jfif == !(r % 2));
+                int dw, dh, dc;
+                uint8_t *y = stbi_load_from_memory(b.data, (int)b.len, &dw,
+                                                   &dh, &dc, 1);
+                uint8_t *c = stbi_load_from_memory(b.data, (int)b.len, &dw,
+                                                   &dh, &dc, 3);
+                EXPECT(y && c && dw == w && dh == h && dc == channels);
+                if (y)
+                    EXPECT(psnr(mse(y, gray, n)) >= 30);
+                /* Chroma in the wrong place or of the wrong size would
+                 * fall far below (under 20 dB here). */
+                if (c && channels == 3 && w >= 64) {
+                    double p = psnr(mse(c, rgb, n * 3));
+                    if (p < 27)
+                        fprintf(stderr, "chroma %d: RGB %.1f dB\n", chroma,
+                                p);
+                    EXPECT(p >= 27);
+                }
+                if (c && !plain)
+                    plain = c;
+                else if (c) {
+                    EXPECT(memcmp(c, plain, n * 3) == 0);
+                    stbi_image_free(c);
+                }
+                stbi_image_free(y);
+                free(b.data);
+            }
+            stbi_image_free(plain);
+        }
+    free(rgb);
+    free(gray);
+}
+
+/* A wild corpus: each file within the planned ranges, the shares near
+ * what corpus.h says, the same plan every time; all_420: no other. */
+static void check_wild(void)
+{
+    corpus_recipe r = {.kind = CORPUS_WILD, .width = 1, .height = 1,
+                       .quality = 1, .seed = 9, .all_420 = 0};
+    enum { N = 4000 };
+    int gray = 0, c420 = 0, c422 = 0, c444 = 0, restart = 0, exif = 0;
+    int in_range = 1, same = 1;
+    for (uint64_t i = 0; i < N; i++) {
+        corpus_file f, again;
+        corpus_plan(&r, i, &f);
+        corpus_plan(&r, i, &again);
+        same &= memcmp(&f, &again, sizeof f) == 0;
+        in_range &= f.width >= 333 && f.width <= 640 && f.height >= 333 &&
+                    f.height <= 640 && f.jpeg.quality >= 80 &&
+                    f.jpeg.quality <= 95 && !f.jpeg.progressive &&
+                    f.kind == CORPUS_WILD;
+        gray += f.channels == 1;
+        c420 += f.channels == 3 && f.jpeg.chroma == CJ_420;
+        c422 += f.channels == 3 && f.jpeg.chroma == CJ_422;
+        c444 += f.channels == 3 && f.jpeg.chroma == CJ_444;
+        restart += f.jpeg.restart > 0;
+        exif += f.jpeg.exif;
+    }
+    EXPECT(in_range && same);
+    EXPECT(gray > N * 5 / 100 && gray < N * 11 / 100);
+    EXPECT(c420 > (N - gray) * 64 / 100 && c420 < (N - gray) * 76 / 100);
+    EXPECT(c422 > N / 10 && c444 > N / 10);
+    EXPECT(restart > N / 5 && restart < N * 3 / 10);
+    EXPECT(exif > N * 35 / 100 && exif < N * 45 / 100);
+    r.all_420 = 1;
+    int other = 0;
+    for (uint64_t i = 0; i < 500; i++) {
+        corpus_file f;
+        corpus_plan(&r, i, &f);
+        other += f.channels != 3 || f.jpeg.chroma != CJ_420;
+    }
+    EXPECT(other == 0);
+    /* one_size: every wild file the recipe's size, the rest as before. */
+    r.one_size = 1;
+    r.width = 500;
+    r.height = 375;
+    corpus_file f0, f1;
+    corpus_plan(&r, 7, &f0);
+    r.one_size = 0;
+    corpus_plan(&r, 7, &f1);
+    EXPECT(f0.width == 500 && f0.height == 375 &&
+           f0.jpeg.chroma == f1.jpeg.chroma &&
+           f0.jpeg.quality == f1.jpeg.quality);
+    /* Other kinds keep their one size and quality. */
+    corpus_recipe m = {.kind = CORPUS_MIXED, .width = 64, .height = 48,
+                       .quality = 77, .seed = 1, .all_420 = 0};
+    corpus_file f;
+    corpus_plan(&m, 3, &f);
+    EXPECT(f.kind == CORPUS_PROGRESSIVE && f.jpeg.progressive &&
+           f.width == 64 && f.jpeg.quality == 77 && f.channels == 3);
+}
+
+/* A crop of a photograph: a flat photograph gives a flat image; a
+ * left-to-right ramp stays one (the crop keeps its orientation); the
+ * same (seed, index) the same crop. */
+static void check_photo_crop(void)
+{
+    enum { PW = 90, PH = 60, W = 40, H = 30 };
+    uint8_t *flat = malloc(PW * PH * 3), *ramp = malloc(PW * PH * 3);
+    uint8_t a[W * H * 3], b[W * H * 3];
+    EXPECT(flat && ramp);
+    if (!flat || !ramp) {
+        free(flat);
+        free(ramp);
+        return;
+    }
+    memset(flat, 123, PW * PH * 3);
+    for (int i = 0; i < PW * PH; i++)
+        for (int k = 0; k < 3; k++)
+            ramp[3 * i + k] = (uint8_t)(i % PW * 2);
+    uint8_t *rgb[2] = {flat, ramp};
+    int width[2] = {PW, PW}, height[2] = {PH, PH};
+    corpus_photos one = {rgb, width, height, 1};
+    corpus_photo_crop(&one, a, W, H, 1, 0);
+    int all = 1;
+    for (int i = 0; i < W * H * 3; i++)
+        all &= a[i] == 123;
+    EXPECT(all);
+    corpus_photos other = {rgb + 1, width, height, 1};
+    corpus_photo_crop(&other, a, W, H, 1, 5);
+    corpus_photo_crop(&other, b, W, H, 1, 5);
+    EXPECT(memcmp(a, b, sizeof a) == 0);
+    int rising = 1;
+    for (int y = 0; y < H; y++)
+        for (int x = 1; x < W; x++)
+            rising &= a[3 * (y * W + x)] >= a[3 * (y * W + x - 1)];
+    EXPECT(rising && a[3 * (W - 1)] > a[0]);
+    free(flat);
+    free(ramp);
+}
+
 int main(void)
 {
     /* ImageNet's typical size, odd sizes (partial MCUs and, for 4:2:0,
@@ -182,6 +388,11 @@ int main(void)
                             {1, 1},     {31, 2},    {2, 47}};
     for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++)
         check_size(sizes[i][0], sizes[i][1]);
+    check_options(67, 45);
+    check_options(8, 8);
+    check_options(1, 1);
+    check_wild();
+    check_photo_crop();
 
     /* Same options, same bytes; another index or seed, another image. */
     int w = 64, h = 48;

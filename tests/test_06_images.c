@@ -352,6 +352,18 @@ static void test_hostile_header(void)
     EXPECT(usage.ru_maxrss < 512 * 1024);  /* KiB */
 }
 
+/* A batch's source of the given mode, channels 1. */
+static batch_source source(path_list *list, const tf_spec *spec)
+{
+    batch_source src;
+    memset(&src, 0, sizeof src);
+    src.list = list;
+    src.channels = spec->channels;
+    src.spec = spec;
+    src.max_pixels = IO_DEFAULT_MAX_PIXELS;
+    return src;
+}
+
 static void test_batch_inputs(void)
 {
     char err[1024];
@@ -362,13 +374,25 @@ static void test_batch_inputs(void)
     EXPECT(list.count == 4);  /* notes.txt is not an image file */
     EXPECT(list.count == 4 && strstr(list.paths[0], "/a.png") &&
            strstr(list.paths[2], "/c.jpg") && strstr(list.paths[3], "/d.bmp"));
-    batch_source src = {&list, 0, 0, 0, IO_DEFAULT_MAX_PIXELS};
+    tf_spec same = {.mode = TF_SAME, .channels = 1};
+    batch_source src = source(&list, &same);
     size_t skipped = 9, bytes = 0;
-    EXPECT(inputs_check(&src, 0, &skipped, &bytes, err, sizeof err) == 0);
-    EXPECT(src.width == W && src.height == H && skipped == 0 && bytes > 0);
-    static uint8_t dst[W * H];
+    EXPECT(inputs_check(&src, 0, 0, &skipped, &bytes, err, sizeof err) == 0);
+    EXPECT(src.same_width == W && src.same_height == H && skipped == 0 &&
+           bytes > 0 && src.width[3] == W && src.height[3] == H);
+    static uint8_t dst[W * H], rgb[3 * W * H];
     EXPECT(inputs_decode(&src, 0, dst, err, sizeof err) == 0);
     EXPECT(dst[W + 2] == gray_at(2, 1));
+    /* RGB planes: a gray file's level in each of R, G, B. */
+    tf_spec color = {.mode = TF_SAME, .channels = 3};
+    batch_source src3 = src;
+    src3.channels = 3;
+    src3.spec = &color;
+    EXPECT(inputs_decode(&src3, 0, rgb, err, sizeof err) == 0);
+    EXPECT(rgb[W + 2] == gray_at(2, 1) &&
+           rgb[W * H + W + 2] == gray_at(2, 1) &&
+           rgb[2 * W * H + W + 2] == gray_at(2, 1));
+    inputs_free(&src);
     path_list_free(&list);
 
     /* One file is a batch of one. */
@@ -388,55 +412,74 @@ static void test_batch_inputs(void)
     EXPECT(inputs_collect(NULL, 0, at("nolist.txt"), &list, err,
                           sizeof err) == -1);
 
-    /* Two sizes: an error that suggests --resize, or resized. */
+    /* Two sizes: an error that suggests a resize, or each its own size
+     * (the GPU resizes them). */
     one[0] = (char *)at("batch_mixed");
     EXPECT(inputs_collect(one, 1, NULL, &list, err, sizeof err) == 0);
-    EXPECT(inputs_check(&src, 0, &skipped, &bytes, err, sizeof err) == -1);
+    src = source(&list, &same);
+    EXPECT(inputs_check(&src, 0, 0, &skipped, &bytes, err, sizeof err) ==
+           -1);
     EXPECT(strstr(err, "b.png: 20 x 10, but the batch is 37 x 23") &&
            strstr(err, "--resize"));
-    batch_source resized = {&list, 8, 5, 1, IO_DEFAULT_MAX_PIXELS};
-    EXPECT(inputs_check(&resized, 0, &skipped, &bytes, err, sizeof err) == 0);
-    EXPECT(resized.width == 8 && resized.height == 5 && list.count == 2);
-    uint8_t small[8 * 5], want[8 * 5];
-    EXPECT(inputs_decode(&resized, 0, small, err, sizeof err) == 0);
-    static uint8_t gray[W * H];
-    for (int i = 0; i < W * H; i++)
-        gray[i] = gray_at(i % W, i / W);
-    ref_resize_bilinear(want, 8, 5, gray, W, H);
-    EXPECT(memcmp(small, want, sizeof want) == 0);
+    inputs_free(&src);
+    tf_spec resized = {.mode = TF_RESIZE, .out_w = 8, .out_h = 5,
+                       .channels = 1};
+    src = source(&list, &resized);
+    EXPECT(inputs_check(&src, 0, 0, &skipped, &bytes, err, sizeof err) ==
+           0);
+    EXPECT(list.count == 2 && src.width[1] == 20 && src.height[1] == 10);
+    uint8_t small[20 * 10];
+    EXPECT(inputs_decode(&src, 1, small, err, sizeof err) == 0);
+    EXPECT(small[2 * 20 + 3] == gray_at(3, 2));
+    inputs_free(&src);
+    /* The short side scaled to 8, the centre 8 x 8: both placed. */
+    tf_spec crop = {.mode = TF_SHORT_CROP, .out_w = 8, .out_h = 8,
+                    .short_side = 8, .channels = 1};
+    src = source(&list, &crop);
+    EXPECT(inputs_check(&src, 0, 0, &skipped, &bytes, err, sizeof err) ==
+           0);
+    inputs_free(&src);
     path_list_free(&list);
 
     /* A cut-off file: the batch stops, or with skip_bad goes on without. */
     one[0] = (char *)at("batch_bad");
     EXPECT(inputs_collect(one, 1, NULL, &list, err, sizeof err) == 0);
-    src.list = &list;
-    EXPECT(inputs_check(&src, 0, &skipped, &bytes, err, sizeof err) == -1);
+    src = source(&list, &same);
+    EXPECT(inputs_check(&src, 0, 0, &skipped, &bytes, err, sizeof err) ==
+           -1);
     EXPECT(strstr(err, "batch_bad/b.png: truncated PNG") != NULL);
-    EXPECT(inputs_check(&src, 1, &skipped, &bytes, err, sizeof err) == 0);
+    inputs_free(&src);
+    EXPECT(inputs_check(&src, 1, 0, &skipped, &bytes, err, sizeof err) ==
+           0);
     EXPECT(skipped == 1 && list.count == 2 && strstr(list.paths[1], "c.png"));
+    inputs_free(&src);
     path_list_free(&list);
 
     /* A BMP cut short has a whole header: it passes the check, and the
      * batch finds it when the decode threads reach it. */
     one[0] = (char *)at("batch_cut");
     EXPECT(inputs_collect(one, 1, NULL, &list, err, sizeof err) == 0);
-    src.list = &list;
-    EXPECT(inputs_check(&src, 0, &skipped, &bytes, err, sizeof err) == 0);
+    src = source(&list, &same);
+    EXPECT(inputs_check(&src, 0, 0, &skipped, &bytes, err, sizeof err) ==
+           0);
     EXPECT(list.count == 3);
     EXPECT(inputs_decode(&src, 0, dst, err, sizeof err) == 0);
     EXPECT(inputs_decode(&src, 1, dst, err, sizeof err) == -1);
     EXPECT(strstr(err, "batch_cut/b.bmp: truncated BMP") != NULL);
+    inputs_free(&src);
     path_list_free(&list);
 
     /* Whole chunks but corrupt data: it passes the check, so the batch
      * finds it only when the decode threads reach it. */
     one[0] = (char *)at("batch_corrupt");
     EXPECT(inputs_collect(one, 1, NULL, &list, err, sizeof err) == 0);
-    src.list = &list;
-    EXPECT(inputs_check(&src, 0, &skipped, &bytes, err, sizeof err) == 0);
+    src = source(&list, &same);
+    EXPECT(inputs_check(&src, 0, 0, &skipped, &bytes, err, sizeof err) ==
+           0);
     EXPECT(inputs_decode(&src, 0, dst, err, sizeof err) == 0);
     EXPECT(inputs_decode(&src, 1, dst, err, sizeof err) == -1);
     EXPECT(strstr(err, "batch_corrupt/b.png: cannot decode") != NULL);
+    inputs_free(&src);
     path_list_free(&list);
 }
 
@@ -467,9 +510,11 @@ static void threaded_decode(const char *folder, int times)
     path_list list;
     char *one[1] = {(char *)at(folder)};
     EXPECT(inputs_collect(one, 1, NULL, &list, err, sizeof err) == 0);
-    batch_source src = {&list, 0, 0, 0, IO_DEFAULT_MAX_PIXELS};
+    tf_spec same = {.mode = TF_SAME, .channels = 1};
+    batch_source src = source(&list, &same);
     size_t skipped, bytes;
-    EXPECT(inputs_check(&src, 0, &skipped, &bytes, err, sizeof err) == 0);
+    EXPECT(inputs_check(&src, 0, 0, &skipped, &bytes, err, sizeof err) ==
+           0);
     static uint8_t out[64][W * H], alone[W * H];
     static threaded t;
     size_t items = (size_t)times * list.count;
@@ -497,6 +542,7 @@ static void threaded_decode(const char *folder, int times)
     }
     if (pool)
         rp_stop(pool);
+    inputs_free(&src);
     path_list_free(&list);
 }
 

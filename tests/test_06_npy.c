@@ -93,6 +93,19 @@ int main(int argc, char **argv)
     EXPECT(npy_header(got, sizeof got, big, NPY_MAX_NDIM + 1) == 0);
     EXPECT(npy_header(got, 64, shape2, 2) == 0);  /* buffer too small */
 
+    /* Other element types: float16 and uint8, as numpy.save names them;
+     * the header's length is the same (the dict differs in no length). */
+    EXPECT(strcmp(npy_descr(1, 2), "<f2") == 0 &&
+           strcmp(npy_descr(0, 1), "|u1") == 0 && npy_descr(1, 8) == NULL &&
+           npy_descr(0, 2) == NULL);
+    size_t shape4[4] = {2, 3, 4, 5};
+    EXPECT(npy_header_typed(got, sizeof got, "<f2", shape4, 4) == 128);
+    EXPECT(memcmp(got + 10, "{'descr': '<f2', 'fortran_order': False, "
+                  "'shape': (2, 3, 4, 5), }", 64) == 0);
+    EXPECT(npy_header_typed(got, sizeof got, "|u1", shape4, 4) == 128);
+    EXPECT(memcmp(got + 10, "{'descr': '|u1', ", 17) == 0);
+    EXPECT(npy_header_typed(got, sizeof got, NULL, shape4, 4) == 0);
+
     /* A whole file: the header, then the floats in C order. */
     char dir[] = "/tmp/test_06_npy_XXXXXX";
     EXPECT(mkdtemp(dir) != NULL);

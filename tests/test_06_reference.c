@@ -1,10 +1,9 @@
 /* test_06_reference.c - the CPU reference and image helpers of
  * 06_image_preprocess: exact x / 255.0f, the flip, the way back to 8 bits,
- * the built-in image, the bilinear resize and "WxH" parsing, and the batch
- * tool's test that a value is a whole level.
+ * the built-in image and "WxH" parsing (the batch tool's resize has its
+ * own reference, batch/transform_ref.c, and test, test_06_transform.c).
  */
 #include "test.h"
-#include "../06_image_preprocess/batch/batch_check.h"
 #include "../06_image_preprocess/reference.h"
 
 #include <math.h>
@@ -20,28 +19,6 @@ int main(void)
     EXPECT(out[0] == 1.0f && out[1] == 0.2f && out[2] == 0.0f);
     EXPECT(out[3] == 3 / 255.0f && out[4] == 2 / 255.0f &&
            out[5] == 1 / 255.0f);
-    EXPECT(ref_first_mismatch(out, in, 3, 2) == 6);
-    out[4] = nextafterf(out[4], 1.0f);  /* one ulp off is a mismatch */
-    EXPECT(ref_first_mismatch(out, in, 3, 2) == 4);
-
-    /* The batch tool's test of a value it cannot compare with a plane:
-     * exactly b / 255.0f for a byte b, nothing else (batch_check.c). */
-    int level_errors = 0;
-    for (int v = 0; v < 256; v++) {
-        float f = (float)v / 255.0f;
-        level_errors += check_level(f) != v;
-        level_errors += check_level(nextafterf(f, 2.0f)) != -1;
-        level_errors += check_level(nextafterf(f, -1.0f)) != -1;
-    }
-    EXPECT(level_errors == 0);
-    EXPECT(check_level(NAN) == -1 && check_level(2.0f) == -1);
-    static uint8_t image[7 * 13];
-    static float good[7 * 13];
-    ref_synthetic(image, 7, 13);
-    ref_normalize_flip(good, image, 7, 13);
-    EXPECT(check_whole_levels(good, 7 * 13));
-    good[45] = nextafterf(good[45], 2.0f);
-    EXPECT(!check_whole_levels(good, 7 * 13));
 
     /* Every 8-bit value: x / 255.0f is the float nearest the exact
      * quotient (correct rounding), so a GPU dividing the IEEE way must
@@ -90,25 +67,6 @@ int main(void)
     uint8_t one;
     ref_synthetic(&one, 1, 1);
     EXPECT(one == 0);
-
-    /* Bilinear resize: identity at the same size, constants stay constant,
-     * and [0, 100] to 4 pixels is [0, 25, 75, 100] with centred pixels. */
-    uint8_t same[6];
-    ref_resize_bilinear(same, 3, 2, in, 3, 2);
-    EXPECT(memcmp(same, in, 6) == 0);
-    const uint8_t two[2] = {0, 100};
-    uint8_t four[4];
-    ref_resize_bilinear(four, 4, 1, two, 2, 1);
-    EXPECT(four[0] == 0 && four[1] == 25 && four[2] == 75 && four[3] == 100);
-    uint8_t flat[35], small[6];
-    memset(flat, 77, sizeof flat);
-    ref_resize_bilinear(small, 3, 2, flat, 7, 5);
-    for (int i = 0; i < 6; i++)
-        EXPECT(small[i] == 77);
-    uint8_t wide[5 * 3];
-    ref_resize_bilinear(wide, 5, 3, &one, 1, 1);  /* 1 x 1 up to 5 x 3 */
-    for (int i = 0; i < 15; i++)
-        EXPECT(wide[i] == one);
 
     /* "WxH". */
     size_t w = 0, h = 0;

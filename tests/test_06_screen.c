@@ -219,27 +219,25 @@ static void test_corpus_files(void)
 static void test_decoder_choice(void)
 {
     decoder_plan p;
-    /* auto: nvJPEG only where it is built, for JPEGs, without --resize;
-     * else every file to stb_image, the routed: line saying why. */
-    p = decoder_choose(DECODER_AUTO, 1, 0, 1);
+    /* auto: nvJPEG only where it is built, for JPEGs; else every file to
+     * stb_image, the routed: line saying why. A resize changes nothing:
+     * the GPU kernel resizes whatever decoded. */
+    p = decoder_choose(DECODER_AUTO, 1, 1);
     EXPECT(p.try_nvjpeg && !p.fail && !p.note && !p.cpu_why);
-    p = decoder_choose(DECODER_AUTO, 0, 0, 1);
+    p = decoder_choose(DECODER_AUTO, 0, 1);
     EXPECT(!p.try_nvjpeg && !p.fail && p.note &&
            strstr(p.note, "GPU JPEG decode not built: nvjpeg.h was not "
                           "found at build time") &&
            strcmp(p.cpu_why, "GPU JPEG decode not built") == 0);
-    p = decoder_choose(DECODER_AUTO, 1, 1, 1);
-    EXPECT(!p.try_nvjpeg && p.note && strstr(p.note, "--resize") &&
-           strcmp(p.cpu_why, "--resize") == 0);
-    p = decoder_choose(DECODER_AUTO, 1, 0, 0);
+    p = decoder_choose(DECODER_AUTO, 1, 0);
     EXPECT(!p.try_nvjpeg && !p.note && p.cpu_why);
     /* gpu: fails without nvJPEG. */
-    p = decoder_choose(DECODER_GPU, 0, 0, 1);
+    p = decoder_choose(DECODER_GPU, 0, 1);
     EXPECT(p.fail && strcmp(p.note, DECODER_NOT_BUILT) == 0);
-    p = decoder_choose(DECODER_GPU, 1, 0, 0);
+    p = decoder_choose(DECODER_GPU, 1, 0);
     EXPECT(p.try_nvjpeg && !p.fail && !p.cpu_why);
     /* cpu: never nvJPEG. */
-    p = decoder_choose(DECODER_CPU, 1, 0, 1);
+    p = decoder_choose(DECODER_CPU, 1, 1);
     EXPECT(!p.try_nvjpeg && !p.note && strcmp(p.cpu_why, "--decoder cpu") == 0);
 }
 

@@ -1,5 +1,6 @@
 /* bare_decode.cu - --bare-decode: nvJPEG's batched decode alone, on the
- * files the pipeline would give it, nothing else timed. */
+ * files the pipeline would give it, each into a slot of its own size,
+ * nothing else timed. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,72 +13,184 @@
 #include "timing.h"
 
 #include "../image_io.h"
-#include "../kernels.h"
 #include "bare_decode.h"
 #include "batch_check.h"
+
+/* The files the batched decoder takes, read into one pinned block. */
+typedef struct {
+    uint8_t *h_bits;
+    const uint8_t **data;
+    size_t *lengths, *image, *slot, n;
+    int *gray;                 /* 1: a gray file of an RGB run */
+} bare_files;
+
+/* Reads and screens every file on this thread: this mode measures no
+ * reading. */
+static void take_files(batch_run *r, nj_engine *engine, bare_files *f)
+{
+    size_t total = 0, n = r->n_images;
+    for (size_t i = 0; i < n; i++)
+        total += r->bytes[i];
+    CUDA_CHECK(cudaMallocHost(&f->h_bits, total ? total : 1));
+    f->data = (const uint8_t **)cm_host_alloc(n * sizeof(uint8_t *), "list");
+    f->lengths = (size_t *)cm_host_alloc(n * sizeof(size_t), "lengths");
+    f->image = (size_t *)cm_host_alloc(n * sizeof(size_t), "images");
+    f->slot = (size_t *)cm_host_alloc(n * sizeof(size_t), "slots");
+    f->gray = (int *)cm_host_alloc(n * sizeof(int), "gray");
+    f->n = 0;
+    char err[BATCH_ERR_LEN];
+    for (size_t i = 0, at = 0; i < n; at += r->bytes[i++]) {
+        size_t len = 0;
+        unsigned char *file = io_read_file(r->src->list->paths[i], &len, err,
+                                           sizeof err);
+        int same = file && len == r->bytes[i];
+        if (same)
+            memcpy(f->h_bits + at, file, len);
+        free(file);
+        js_header h;
+        if (!same || js_screen(f->h_bits + at, len, &h) || !engine ||
+            !nj_batched(engine) || nj_screen(engine, 0, f->h_bits + at, len))
+            continue;
+        f->data[f->n] = f->h_bits + at;
+        f->image[f->n] = i;
+        f->gray[f->n] = r->src->channels == 3 && h.components == 1;
+        f->lengths[f->n++] = len;
+    }
+}
+
+static void free_files(bare_files *f)
+{
+    CUDA_CHECK(cudaFreeHost(f->h_bits));
+    free(f->data);
+    free(f->lengths);
+    free(f->image);
+    free(f->slot);
+    free(f->gray);
+}
+
+/* Decodes files first .. first + count - 1 into arena on lane's stream
+ * and state: those of the run's format, then the gray ones. */
+static void decode_batch(batch_run *r, const bare_files *f, size_t first,
+                         size_t count, int lane, uint8_t *arena)
+{
+    nj_engine *engine = decoder_engine(r->dec);
+    int rgb = r->src->channels == 3;
+    char why[256];
+    for (int gray = 0; gray <= rgb; gray++) {
+        int n = 0;
+        for (size_t i = first; i < first + count; i++) {
+            if (f->gray[i] != gray)
+                continue;
+            size_t image = f->image[i];
+            r->list_bits[n] = f->data[i];
+            r->list_lengths[n] = f->lengths[i];
+            r->list_dests[n].plane0 = arena + f->slot[i];
+            r->list_dests[n].width = r->src->width[image];
+            r->list_dests[n++].height = r->src->height[image];
+        }
+        if (n > 0 && nj_decode(engine, lane, gray, r->lanes[lane],
+                               r->list_bits, r->list_lengths, r->list_dests,
+                               n, why, sizeof why) != 0) {
+            fprintf(stderr, "imgbatch: %s\n", why);
+            exit(1);
+        }
+    }
+}
+
+/* The last batch through the kernel, its sampled rows back, checked. */
+static void check_last(batch_run *r, const bare_files *f, size_t first,
+                       size_t count, int lane, uint8_t *arena,
+                       cm_verdict *v)
+{
+    batch_buf *x = &r->bufs[lane];
+    cudaStream_t stream = r->lanes[lane];
+    for (size_t i = 0; i < count; i++) {
+        size_t image = f->image[first + i];
+        size_t w = r->src->width[image], h = r->src->height[image];
+        tf_place p;
+        tf_place_image(r->spec, w, h, &p);
+        tf_image *t = &x->h_table[i];
+        memset(t, 0, sizeof *t);
+        t->offset = f->slot[first + i];
+        t->plane_bytes = f->gray[first + i] || r->src->channels == 1
+                             ? 0 : (unsigned)(w * h);
+        t->src_w = (unsigned)w;
+        t->src_h = (unsigned)h;
+        t->scaled_w = (unsigned)p.scaled_w;
+        t->scaled_h = (unsigned)p.scaled_h;
+        t->crop_x = (unsigned)p.crop_x;
+        t->crop_y = (unsigned)p.crop_y;
+        r->out_index[i] = image;
+        r->gpu_decoded[image] = 1;
+    }
+    void *d_out = r->d_tensor ? r->d_tensor : x->d_out;
+    CUDA_CHECK(cudaMemcpyAsync(x->d_table, x->h_table,
+                               count * sizeof(tf_image),
+                               cudaMemcpyHostToDevice, stream));
+    launch_transform(d_out, x->d_table, (int)count, arena, r->spec, stream);
+    launch_gather_samples(x->d_samples, d_out, (int)count, r->spec, stream);
+    CUDA_CHECK(cudaMemcpyAsync(r->h_samples, x->d_samples,
+                               count * r->sample_bytes,
+                               cudaMemcpyDeviceToHost, stream));
+    CUDA_CHECK(cudaStreamSynchronize(stream));
+    sampled_result c = check_sampled(r, count);
+    char text[BATCH_ERR_LEN];
+    snprintf(text, sizeof text, "%zu images: %zu of %zu values one level "
+             "apart, %zu images broke a rule%s%s", count, c.gpu.one_level,
+             c.gpu.values, c.failed, c.failed ? ", the first " : "",
+             c.failed ? c.first_failed : "");
+    cm_check_true(v, "last batch vs stb_image (the rules of the check)",
+                  c.failed == 0 && !c.run_why, text);
+}
 
 void bare_decode(batch_run *r, int passes, cm_verdict *v)
 {
     nj_engine *engine = decoder_engine(r->dec);
-    int lanes = r->b->streams;
-    /* All files in one pinned block, read and screened on this thread:
-     * this mode measures no reading. */
-    size_t total = 0, n_gpu = 0, n = r->n_images;
-    for (size_t i = 0; i < n; i++)
-        total += r->bytes[i];
-    uint8_t *h_bits;
-    CUDA_CHECK(cudaMallocHost(&h_bits, total ? total : 1));
-    const uint8_t **data = (const uint8_t **)cm_host_alloc(
-        n * sizeof(uint8_t *), "bitstream list");
-    size_t *lengths = (size_t *)cm_host_alloc(n * sizeof(size_t), "lengths");
-    size_t *image_of = (size_t *)cm_host_alloc(n * sizeof(size_t), "images");
-    char err[BATCH_ERR_LEN];
-    for (size_t i = 0, at = 0; i < n; at += r->bytes[i++]) {
-        size_t len = 0;
-        unsigned char *file = io_read_file(r->src->list->paths[i], &len,
-                                           err, sizeof err);
-        int same = file && len == r->bytes[i];
-        if (same)
-            memcpy(h_bits + at, file, len);
-        free(file);
-        if (!same || js_screen(h_bits + at, len, NULL) ||
-            !engine || nj_screen(engine, 0, h_bits + at, len))
-            continue;
-        data[n_gpu] = h_bits + at;
-        image_of[n_gpu] = i;
-        lengths[n_gpu++] = len;
-    }
-    printf("bare decode: %zu of %zu files taken by the GPU decoder, read "
-           "beforehand; only nvjpegDecodeBatched timed\n", n_gpu, n);
-    if (n_gpu == 0 || !engine) {
-        cm_check_true(v, "files for the GPU decoder", 0,
+    int lanes = r->streams;
+    bare_files f;
+    take_files(r, engine, &f);
+    printf("bare decode: %zu of %zu files taken by the batched decoder, "
+           "read beforehand; only nvjpegDecodeBatched timed\n", f.n,
+           r->n_images);
+    if (f.n == 0) {
+        cm_check_true(v, "files for the batched decoder", 0,
                       engine ? "none" : "no GPU decoder");
+        free_files(&f);
         return;
     }
-    uint8_t *planes[BATCH_MAX_SIZE];
+    /* Each batch's slots, and an arena a lane as large as the most any
+     * batch needs. */
+    size_t batch = r->max_batch, most = 1;
+    for (size_t first = 0; first < f.n; first += batch) {
+        size_t at = 0;
+        for (size_t i = first; i < f.n && i < first + batch; i++) {
+            f.slot[i] = at;
+            at += pipeline_slot_bytes(r, f.image[i]);
+        }
+        most = at > most ? at : most;
+    }
+    uint8_t **arena = (uint8_t **)cm_host_alloc(
+        (size_t)lanes * sizeof(uint8_t *), "arenas");
+    cm_require_device_bytes((size_t)lanes * most, "the bare decode's arenas");
+    for (int s = 0; s < lanes; s++)
+        CUDA_CHECK(cudaMalloc(&arena[s], most));
     double *ms = (double *)cm_host_alloc((size_t)passes * sizeof(double),
                                          "timings");
-    char why[256];
-    size_t batch = r->max_batch, last = (n_gpu - 1) / batch;
+    size_t last = (f.n - 1) / batch;
     for (int p = -1; p < passes; p++) {  /* pass -1: the warm-up */
         double start = cm_now_ms();
-        for (size_t k = 0; k * batch < n_gpu; k++) {
+        for (size_t k = 0; k <= last; k++) {
             /* Lane k % S: its stream and decode state, whose last batch
-             * (k - S, before it on that stream) is done before the state
-             * is used again, as nvjpegDecodeBatched needs. */
+             * (k - S) is done before they are used again, as
+             * nvjpegDecodeBatched needs (and the host waits, so no
+             * decode writes an arena that is still being read). */
             int lane = (int)(k % (size_t)lanes);
             if (k >= (size_t)lanes)
                 CUDA_CHECK(cudaStreamSynchronize(r->lanes[lane]));
             size_t first = k * batch;
-            size_t count = n_gpu - first < batch ? n_gpu - first : batch;
-            for (size_t i = 0; i < count; i++)
-                planes[i] = r->bufs[lane].d_planes + i * r->pixels;
-            if (nj_decode(engine, lane, r->lanes[lane], data + first,
-                          lengths + first, planes, (int)count, why,
-                          sizeof why) != 0) {
-                fprintf(stderr, "imgbatch: %s\n", why);
-                exit(1);
-            }
+            decode_batch(r, &f, first, f.n - first < batch ? f.n - first
+                                                           : batch,
+                         lane, arena[lane]);
         }
         /* Finished means decoded: the host clock stops after this. */
         for (int s = 0; s < lanes; s++)
@@ -86,38 +199,18 @@ void bare_decode(batch_run *r, int passes, cm_verdict *v)
             ms[p] = cm_now_ms() - start;
     }
     cm_stats s = cm_stats_of(ms, passes);
-    printf("bare nvJPEG batched decode: %.1f images/s median (%d passes, "
-           "%.1f ms each, min %.1f, max %.1f), batches of %zu\n",
-           n_gpu / (s.median_ms * 1e-3), passes, s.median_ms, s.min_ms,
-           s.max_ms, batch);
-    /* What was decoded is checked too: the last batch's planes, through
-     * the kernel, on the sampled rows. */
+    printf("bare nvJPEG batched decode: %.0f images/s median (min %.0f, max "
+           "%.0f; %d passes, %.2f ms each median), batches of %zu\n",
+           f.n / (s.median_ms * 1e-3), f.n / (s.max_ms * 1e-3),
+           f.n / (s.min_ms * 1e-3), passes, s.median_ms, batch);
+    /* What was decoded is checked too: the last batch, through the
+     * kernel, on the sampled rows. */
     int lane = (int)(last % (size_t)lanes);
-    size_t first = last * batch, count = n_gpu - first;
-    cudaStream_t stream = r->lanes[lane];
-    float *d_out = r->bufs[lane].d_out;
-    launch_normalize_flip(d_out, r->bufs[lane].d_planes, r->src->width,
-                          count * r->src->height, stream);
-    for (size_t i = 0; i < count; i++) {
-        size_t image = image_of[first + i], width = r->src->width;
-        r->out_index[i] = image;
-        r->gpu_decoded[image] = 1;
-        for (size_t k = 0; k < r->n_sample_rows; k++)
-            CUDA_CHECK(cudaMemcpyAsync(
-                r->h_samples + (i * r->n_sample_rows + k) * width,
-                d_out + i * r->pixels + r->sample_y[k] * width,
-                width * sizeof(float), cudaMemcpyDeviceToHost, stream));
-    }
-    CUDA_CHECK(cudaStreamSynchronize(stream));
-    sampled_result c = check_sampled(r, count);
-    snprintf(err, sizeof err, "%zu images, %zu rows each: %zu pixels one "
-             "level apart, %zu worse or unchecked", count, r->n_sample_rows,
-             c.one_level, c.worse + c.inexact + c.unreadable);
-    cm_check_true(v, "last batch vs stb_image (within 1 level)",
-                  c.worse + c.inexact + c.unreadable == 0, err);
-    CUDA_CHECK(cudaFreeHost(h_bits));
-    free(data);
-    free(lengths);
-    free(image_of);
+    check_last(r, &f, last * batch, f.n - last * batch, lane, arena[lane],
+               v);
+    for (int k = 0; k < lanes; k++)
+        CUDA_CHECK(cudaFree(arena[k]));
+    free(arena);
     free(ms);
+    free_files(&f);
 }

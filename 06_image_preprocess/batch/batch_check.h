@@ -1,11 +1,16 @@
 /* batch_check.h - the batch tool's checks of the tensor (batch_check.c):
- * the test the readers apply to each value while the pipeline runs
- * (pipeline.cu), and, after the timed passes, every image's sampled rows
- * against stb_image decoding its file again.
+ * while the passes run, every value of every batch that comes back;
+ * after them, every image's sampled rows
+ * (one in every 8, tf_sample_row) against stb_image decoding its file
+ * again and transform_ref.c making it into a tensor image, with rules
+ * that a decoder off by one level everywhere cannot pass.
  *
- *   if (!check_whole_levels(tensor_image, pixels)) ...not k / 255...
- *   sampled_result s = check_sampled(&run, n_out);   on the readers
- *   uint64_t h = check_samples_hash(&run, n_out);    the same every pass?
+ *   check_stats st = {0};
+ *   check_compare(&spec, &levels, &place, planes, n_planes, w, h,
+ *                 samples, &st);                       one image
+ *   const char *why = check_image_verdict(&st, gpu, channels);
+ *   sampled_result s = check_sampled(&run, n_out);     every image
+ *   uint64_t h = check_samples_hash(&run, n_out);      same every pass?
  */
 #ifndef BATCH_CHECK_H
 #define BATCH_CHECK_H
@@ -19,36 +24,89 @@
 extern "C" {
 #endif
 
-/* The byte b for which f is exactly b / 255.0f, or -1 if there is none:
- * every value the kernel writes is one of those 256. */
-int check_level(float f);
+/* The rules for an image a GPU path decoded (stb_image's own images must
+ * match exactly: the same decoder, the same arithmetic).
+ *
+ * Gray: two JPEG decoders round their inverse DCTs differently, so a
+ * pixel may be one level apart, never more (the bilinear weights sum to
+ * one and both sides round the same way, so a resize keeps that). How
+ * many may be: the IEEE 1180 accuracy test that JPEG's IDCTs follow
+ * bounds each decoder's mean square error to 0.02 a pixel, at most 2% of
+ * pixels one level off; two decoders, 4%; we allow 5% over the run
+ * (CHECK_ONE_LEVEL_SHARE). Their errors have no sign (IEEE 1180: a mean
+ * error under 0.0015), so the mean signed difference must stay within
+ * 0.1 level over the run and 0.5 in any one image. A decoder that adds 1
+ * to every pixel breaks all three.
+ *
+ * RGB: the two also convert YCbCr to RGB and upsample the chroma their
+ * own ways, so a value may be further off at colour edges: we bound each
+ * image's mean absolute difference by 2 levels (torchvision's own test
+ * of nvJPEG against libjpeg) and its mean signed difference by 0.5. */
+#define CHECK_ONE_LEVEL_SHARE 0.05
+#define CHECK_RUN_BIAS 0.1
+#define CHECK_IMAGE_BIAS 0.5
+#define CHECK_RGB_MEAN_ABS 2.0
+#define CHECK_RGB_BIAS 0.5
 
-/* 1 if every one of the n values is such a level. */
-int check_whole_levels(const float *values, size_t n);
-
-/* What the sampled check found, summed over the reader threads. */
+/* What a comparison found: differences in levels, tensor minus
+ * reference. */
 typedef struct {
-    size_t pixels;      /* compared */
-    size_t one_level;   /* of GPU-decoded images, one level from stb's */
-    size_t worse;       /* images further apart (a CPU-decoded one: any) */
-    size_t inexact;     /* values that are no level */
-    size_t unreadable;  /* images stb_image could not decode again */
-    const char *first_worse;  /* a path, or "" */
+    size_t values;            /* compared */
+    size_t one_level;         /* |difference| 1 */
+    size_t worse;             /* |difference| over 1 */
+    size_t inexact;           /* values that are no level's output */
+    long long sum;            /* of the differences */
+    unsigned long long sum_abs;
+} check_stats;
+
+/* Adds to st the comparison of one tensor image's sampled rows (samples:
+ * channels x rows x out_w elements, as launch_gather_samples packs them)
+ * with what transform_ref.c makes of planes (n_planes planes of src_w x
+ * src_h, placed by p). */
+void check_compare(const tf_spec *s, const tf_levels *t, const tf_place *p,
+                   const uint8_t *planes, int n_planes, size_t src_w,
+                   size_t src_h, const uint8_t *samples, check_stats *st);
+
+/* NULL if one image's comparison keeps the rules (gpu: a GPU path
+ * decoded it; channels: 1 or 3), else the rule it broke. */
+const char *check_image_verdict(const check_stats *st, int gpu,
+                                int channels);
+
+/* NULL if the run's GPU-decoded images, summed, keep the rules. */
+const char *check_run_verdict(const check_stats *total, int channels);
+
+/* What the check found over every image. */
+typedef struct {
+    check_stats gpu, cpu;     /* summed over the images of each path */
+    size_t unreadable;        /* images stb_image could not decode again */
+    /* With skip_bad, such a file is corrupt (nvJPEG's hardware decoder
+     * does not report every corrupt scan): not a failure but skipped.
+     * corrupt[i] is 1 for tensor image i; NULL if none; free() it. */
+    uint8_t *corrupt;
+    size_t n_corrupt;
+    size_t failed;            /* images that broke a rule (or unreadable) */
+    const char *first_failed; /* the first of those in the tensor: path */
+    const char *first_why;    /* and its rule */
+    const char *worst;        /* the GPU image with the largest share of */
+    double worst_share;       /* one-level differences, and that share */
+    const char *run_why;      /* the rule the run's sums broke, or NULL */
     double ms;
 } sampled_result;
 
 /* Tensor images 0 .. n_out - 1 (r->out_index says which file each is),
- * on the sampled rows, against stb_image decoding the file again (and
- * resizing it as the batch is): each value must be a level (above), and
- * its byte equal to stb_image's, or within one level where a GPU path
- * decoded the image (two JPEG decoders round their inverse DCT
- * differently). What is compared: asked for one channel, stb_image
- * decodes only the Y component of a YCbCr JPEG and returns that plane as
- * it is (it computes gray from R, G, B, stbi__compute_y, only for
- * RGB-coded files, which the screen sends to the CPU); NVJPEG_OUTPUT_Y
- * is the same Y plane, and the screen and js_hybrid_ok take only files
- * whose Y is not resampled. On the reader threads; untimed. */
+ * on their sampled rows, against stb_image decoding the file again (as
+ * gray: a YCbCr JPEG's Y plane as it is, which NVJPEG_OUTPUT_Y also is;
+ * as RGB: its conversion). On the reader threads; untimed. A file it
+ * cannot decode is a failure, or with r->o->skip_bad one in corrupt. */
 sampled_result check_sampled(batch_run *r, size_t n_out);
+
+/* A reader's item (pipeline.cu posts it when a batch that came back is
+ * finished): tensor image pos of the batch buffer ctx, every value. One
+ * the CPU decoded must be exactly what transform_ref.c makes of the
+ * planes it was made from, still in the batch's staging; one a GPU path
+ * decoded (its planes never came back) must hold outputs of whole
+ * levels. Counted in the thread's thread_counts. */
+void check_back_item(void *ctx, size_t pos, int thread);
 
 /* FNV-1a over the sampled rows of n_out images: equal in every pass, or
  * the decode is not repeatable. */

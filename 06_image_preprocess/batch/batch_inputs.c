@@ -3,7 +3,6 @@
 #include "batch_inputs.h"
 #include "cpus.h"
 #include "../image_io.h"
-#include "../reference.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -157,14 +156,50 @@ void path_list_free(path_list *list)
     memset(list, 0, sizeof *list);
 }
 
-int inputs_check(batch_source *src, int skip_bad, size_t *skipped,
-                 size_t *file_bytes, char *err, size_t err_len)
+/* Whether the tensor can take a file of w x h; err says why not. */
+static int placeable(const batch_source *src, const char *path, size_t w,
+                     size_t h, const char *size_from, char *err,
+                     size_t err_len)
+{
+    tf_place p;
+    const tf_spec *s = src->spec;
+    if (w > TF_MAX_SIDE || h > TF_MAX_SIDE) {
+        snprintf(err, err_len, "%s: %zu x %zu: more than the %zu pixels a "
+                 "side the batch tool takes", path, w, h, TF_MAX_SIDE);
+        return 0;
+    }
+    if (s->mode == TF_SAME && size_from &&
+        (w != src->same_width || h != src->same_height)) {
+        snprintf(err, err_len, "%s: %zu x %zu, but the batch is %zu x %zu "
+                 "(set by %s); give --resize WxH or --resize-short S "
+                 "--crop WxH", path, w, h, src->same_width,
+                 src->same_height, size_from);
+        return 0;
+    }
+    if (s->mode == TF_SHORT_CROP && tf_place_image(s, w, h, &p) != 0) {
+        snprintf(err, err_len, "%s: %zu x %zu scaled to a short side of "
+                 "%zu is more than %zu pixels a side", path, w, h,
+                 s->short_side, TF_MAX_SIDE);
+        return 0;
+    }
+    return 1;
+}
+
+int inputs_check(batch_source *src, int skip_bad, int verbose,
+                 size_t *skipped, size_t *file_bytes, char *err,
+                 size_t err_len)
 {
     path_list *list = src->list;
     const char *size_from = NULL;
-    size_t kept = 0;
+    size_t kept = 0, n = list->count ? list->count : 1;
     *skipped = 0;
     *file_bytes = 0;
+    src->width = calloc(n, sizeof *src->width);
+    src->height = calloc(n, sizeof *src->height);
+    if (!src->width || !src->height) {
+        snprintf(err, err_len, "not enough memory for %zu file sizes", n);
+        return -1;
+    }
     for (size_t i = 0; i < list->count; i++) {
         size_t len = 0;
         io_info info;
@@ -174,28 +209,25 @@ int inputs_check(batch_source *src, int skip_bad, size_t *skipped,
                                     src->max_pixels, &info, err,
                                     err_len) != 0;
         free(data);
-        if (!bad && !src->resize && size_from &&
-            (info.width != src->width || info.height != src->height)) {
-            snprintf(err, err_len, "%s: %zu x %zu, but the batch is %zu x "
-                     "%zu (set by %s); give --resize WxH to resize",
-                     list->paths[i], info.width, info.height, src->width,
-                     src->height, size_from);
-            bad = 1;
-        }
+        bad = bad || !placeable(src, list->paths[i], info.width,
+                                info.height, size_from, err, err_len);
         if (bad && !skip_bad)
             return -1;
         if (bad) {
-            fprintf(stderr, "skipped: %s\n", err);
+            if (verbose)
+                fprintf(stderr, "skipped: %s\n", err);
             free(list->paths[i]);
             ++*skipped;
             continue;
         }
-        if (!src->resize && !size_from) {
-            src->width = info.width;
-            src->height = info.height;
+        if (!size_from) {
+            src->same_width = info.width;
+            src->same_height = info.height;
             size_from = list->paths[i];
         }
         *file_bytes += info.file_bytes;
+        src->width[kept] = info.width;
+        src->height[kept] = info.height;
         list->paths[kept++] = list->paths[i];
     }
     list->count = kept;
@@ -205,6 +237,13 @@ int inputs_check(batch_source *src, int skip_bad, size_t *skipped,
         return -1;
     }
     return 0;
+}
+
+void inputs_free(batch_source *src)
+{
+    free(src->width);
+    free(src->height);
+    src->width = src->height = NULL;
 }
 
 int inputs_survey(const path_list *list, size_t *bytes, size_t *jpegs,
@@ -235,23 +274,27 @@ int inputs_decode_bytes(const batch_source *src, size_t index,
                         char *err, size_t err_len)
 {
     const char *path = src->list->paths[index];
+    size_t w = src->width[index], h = src->height[index];
     io_image img;
-    if (io_decode_gray(path, bits, len, src->max_pixels, &img, err,
-                       err_len) != 0)
+    if (io_decode(path, bits, len, src->max_pixels, src->channels, &img,
+                  err, err_len) != 0)
         return -1;
-    int rc = 0;
-    if (img.width == src->width && img.height == src->height)
-        memcpy(dst, img.pixels, img.width * img.height);
-    else if (src->resize)
-        ref_resize_bilinear(dst, src->width, src->height, img.pixels,
-                            img.width, img.height);
-    else {
-        snprintf(err, err_len, "%s: %zu x %zu, but the batch is %zu x %zu",
-                 path, img.width, img.height, src->width, src->height);
-        rc = -1;
+    if (img.width != w || img.height != h) {
+        snprintf(err, err_len, "%s: %zu x %zu, but its header said %zu x "
+                 "%zu", path, img.width, img.height, w, h);
+        io_image_free(&img);
+        return -1;
     }
+    /* stb_image gives R, G, B interleaved; the GPU reads planes. */
+    size_t plane = w * h;
+    if (src->channels == 1)
+        memcpy(dst, img.pixels, plane);
+    else
+        for (size_t i = 0; i < plane; i++)
+            for (int c = 0; c < 3; c++)
+                dst[(size_t)c * plane + i] = img.pixels[3 * i + (size_t)c];
     io_image_free(&img);
-    return rc;
+    return 0;
 }
 
 int inputs_decode(const batch_source *src, size_t index, uint8_t *dst,

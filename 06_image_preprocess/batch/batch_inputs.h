@@ -1,20 +1,25 @@
 /* batch_inputs.h - which files a batch holds, checked before the GPU is
- * touched, and how one of them is decoded on the CPU (stb_image, through
- * the chapter's loader, image_io.h) into the batch's size.
+ * touched (each one's size read from its header), and how one of them
+ * is decoded on the CPU (stb_image, through the chapter's loader,
+ * image_io.h) to gray or to R, G, B planes at its own size.
  *
  *   path_list list;
  *   inputs_collect(args, n_args, list_file, &list, err, sizeof err);
- *   batch_source src = {&list, 0, 0, 0, max_pixels};   (0 x 0: no resize)
- *   inputs_check(&src, skip_bad, &skipped, &file_bytes, err, sizeof err);
- *   ... inputs_decode_bytes(&src, i, bits, len, dst, err, sizeof err)
+ *   batch_source src = {.list = &list, .channels = 1, .spec = &spec,
+ *                       .max_pixels = max_pixels};
+ *   inputs_check(&src, skip_bad, 1, &skipped, &file_bytes, err,
+ *                sizeof err);                 fills src.width, src.height
+ *   ... inputs_decode_bytes(&src, i, bits, len, planes, err, sizeof err)
  *       from any thread ...
- *   path_list_free(&list);
+ *   inputs_free(&src); path_list_free(&list);
  */
 #ifndef BATCH_INPUTS_H
 #define BATCH_INPUTS_H
 
 #include <stddef.h>
 #include <stdint.h>
+
+#include "transform_ref.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -27,9 +32,12 @@ typedef struct {
 
 typedef struct {
     path_list *list;
-    size_t width, height;  /* the batch's image size */
-    int resize;            /* 1: every image is resized to width x height */
-    size_t max_pixels;     /* per file, before any resize */
+    size_t *width, *height;  /* each file's, from its header */
+    int channels;            /* planes a decode gives: 1 gray, 3 R, G, B */
+    const tf_spec *spec;     /* the tensor: TF_SAME wants one size */
+    size_t max_pixels;       /* per file */
+    /* TF_SAME: the size of every file, and the file that set it */
+    size_t same_width, same_height;
 } batch_source;
 
 /* One directory (its image files, by name), the lines of list_file, or the
@@ -42,12 +50,17 @@ void path_list_free(path_list *list);
 /* 1 if path names an existing directory. */
 int inputs_is_directory(const char *path);
 
-/* Checks every file (io_probe) and, unless src->resize, that all have the
- * size of the first good one, which becomes src->width x height. A bad
- * file is an error, or with skip_bad one "skipped: ..." line on stderr,
- * removed from the list and counted. Returns 0, or -1 with err. */
-int inputs_check(batch_source *src, int skip_bad, size_t *skipped,
-                 size_t *file_bytes, char *err, size_t err_len);
+/* Checks every file (io_probe) and that the tensor can take it: with
+ * TF_SAME all must have the size of the first good one (then
+ * src->same_width x same_height), else tf_place_image must place it.
+ * Fills src->width and src->height (freed by inputs_free). A bad file is
+ * an error, or with skip_bad one "skipped: ..." line on stderr (if
+ * verbose), removed from the list and counted. Returns 0, or -1 with
+ * err. */
+int inputs_check(batch_source *src, int skip_bad, int verbose,
+                 size_t *skipped, size_t *file_bytes, char *err,
+                 size_t err_len);
+void inputs_free(batch_source *src);
 
 /* Each checked file's size in bytes[i] (list->count of them) and the
  * number that start as a JPEG does (FF D8), in *jpegs. Returns 0, or -1
@@ -55,10 +68,11 @@ int inputs_check(batch_source *src, int skip_bad, size_t *skipped,
 int inputs_survey(const path_list *list, size_t *bytes, size_t *jpegs,
                   char *err, size_t err_len);
 
-/* Decodes the bytes of image index (len of them, read from its file) to
- * gray, resized if src->resize, into dst, which holds src->width *
- * src->height bytes. Safe from several threads at once. Returns 0, or -1
- * with "PATH: reason" in err (a size other than the batch's, too). */
+/* Decodes the bytes of image index (len of them, read from its file)
+ * into dst: src->channels planes of its width x height (gray, or R, G,
+ * B one after another). Safe from several threads at once. Returns 0,
+ * or -1 with "PATH: reason" in err (a size other than its header's,
+ * too). */
 int inputs_decode_bytes(const batch_source *src, size_t index,
                         const uint8_t *bits, size_t len, uint8_t *dst,
                         char *err, size_t err_len);

@@ -274,3 +274,21 @@ int corpus_encode(corpus_kind kind, const uint8_t *rgb, int w, int h,
     free(gray);
     return rc;
 }
+
+int corpus_encode_file(const corpus_file *f, const uint8_t *rgb,
+                       cj_buffer *out)
+{
+    if (f->kind == CORPUS_BASELINE)
+        return corpus_encode(CORPUS_BASELINE, rgb, f->width, f->height,
+                             f->jpeg.quality, out);
+    if (f->channels == 3)
+        return cj_encode_with(rgb, 3, f->width, f->height, &f->jpeg, out);
+    size_t n = (size_t)f->width * (size_t)f->height;
+    uint8_t *gray = (uint8_t *)malloc(n ? n : 1);
+    if (!gray)
+        return -1;
+    corpus_rgb_to_gray(gray, rgb, n);
+    int rc = cj_encode_with(gray, 1, f->width, f->height, &f->jpeg, out);
+    free(gray);
+    return rc;
+}

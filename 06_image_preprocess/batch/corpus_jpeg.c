@@ -80,7 +80,9 @@ float cj_luma(uint8_t r, uint8_t g, uint8_t b)
 typedef struct {
     component comp[3];
     int ncomp;
+    int hmax, vmax;                   /* the largest sampling factors */
     int mcu_w, mcu_h;                 /* MCUs across and down */
+    int restart;                      /* MCUs between RST markers, or 0 */
     huff_codes dc[2], ac[2];
 } image;
 
@@ -104,7 +106,10 @@ static void put_sos(writer *w, const image *im, const int *comps, int n,
 /* An interleaved scan of every component, MCU by MCU (A.2.3): the DC
  * scan of a progressive file (se = 0), or a baseline file's only scan
  * (se = 63). With one component, the MCU is one block, and only the
- * blocks inside the image are coded (A.2.2). */
+ * blocks inside the image are coded (A.2.2). A baseline scan with a
+ * restart interval ends every `restart` MCUs but the last with its bits
+ * padded, a marker RST0, RST1, ..., RST7, RST0, ... and the DC
+ * predictions reset (F.1.2.3, E.1.4). */
 static void interleaved_scan(writer *w, const image *im, int se)
 {
     int comps[3] = {0, 1, 2}, pred[3] = {0, 0, 0};
@@ -113,8 +118,17 @@ static void interleaved_scan(writer *w, const image *im, int se)
     const component *c0 = &im->comp[0];
     int mw = one ? (c0->width + 7) / 8 : im->mcu_w;
     int mh = one ? (c0->height + 7) / 8 : im->mcu_h;
+    int restart = se == 63 ? im->restart : 0, marker = 0;
+    long mcu = 0;
     for (int my = 0; my < mh; my++)
-        for (int mx = 0; mx < mw; mx++)
+        for (int mx = 0; mx < mw; mx++, mcu++) {
+            if (restart && mcu > 0 && mcu % restart == 0) {
+                cj_flush_bits(w);
+                cj_put_byte(w, 0xff);
+                cj_put_byte(w, 0xd0 + (unsigned)marker);
+                marker = (marker + 1) % 8;
+                pred[0] = pred[1] = pred[2] = 0;
+            }
             for (int i = 0; i < im->ncomp; i++) {
                 const component *c = &im->comp[i];
                 int hs = one ? 1 : c->hs, vs = one ? 1 : c->vs;
@@ -129,6 +143,7 @@ static void interleaved_scan(writer *w, const image *im, int se)
                             cj_encode_ac(w, &im->ac[c->table], b, 1, se);
                     }
             }
+        }
     cj_flush_bits(w);
 }
 
@@ -166,7 +181,8 @@ static void free_image(image *im)
 }
 
 /* The sample planes: gray as it is, or RGB to YCbCr (JFIF) with Cb and
- * Cr averaged over 2 x 2 pixels (the last row and column repeated). */
+ * Cr averaged over the hmax x vmax pixels each covers (the last row and
+ * column repeated). */
 static int make_planes(image *im, const uint8_t *px, int channels, int w,
                        int h)
 {
@@ -190,57 +206,88 @@ static int make_planes(image *im, const uint8_t *px, int channels, int w,
     for (int cy = 0; cy < cb->height; cy++)
         for (int cx = 0; cx < cb->width; cx++) {
             float sb = 0, sr = 0;
-            for (int dy = 0; dy < 2; dy++)
-                for (int dx = 0; dx < 2; dx++) {
-                    int sx = 2 * cx + dx < w ? 2 * cx + dx : w - 1;
-                    int sy = 2 * cy + dy < h ? 2 * cy + dy : h - 1;
+            int hm = im->hmax, vm = im->vmax;
+            for (int dy = 0; dy < vm; dy++)
+                for (int dx = 0; dx < hm; dx++) {
+                    int sx = hm * cx + dx < w ? hm * cx + dx : w - 1;
+                    int sy = vm * cy + dy < h ? vm * cy + dy : h - 1;
                     const uint8_t *p = px + 3 * ((size_t)sy * w + sx);
                     sb += -0.16874f * p[0] - 0.33126f * p[1] + 0.5f * p[2];
                     sr += 0.5f * p[0] - 0.41869f * p[1] - 0.08131f * p[2];
                 }
-            cb->plane[(size_t)cy * cb->width + cx] = sb * 0.25f;
-            cr->plane[(size_t)cy * cr->width + cx] = sr * 0.25f;
+            float share = 1.0f / (float)(hm * vm);
+            cb->plane[(size_t)cy * cb->width + cx] = sb * share;
+            cr->plane[(size_t)cy * cr->width + cx] = sr * share;
         }
     return 0;
 }
 
-int cj_encode(const uint8_t *pixels, int channels, int w, int h,
-              int quality, int progressive, cj_buffer *out)
+/* The first segment after SOI: JFIF's APP0, or an Exif APP1 as a camera
+ * writes it (a little-endian TIFF header and one IFD: Orientation 1,
+ * Software "imgbatch corpus"), which decoders skip. */
+static void put_app_segment(writer *w, int exif)
 {
-    if (!pixels || (channels != 1 && channels != 3) || w < 1 || h < 1 ||
-        w > 65535 || h > 65535 || quality < 1 || quality > 100 ||
-        (progressive != 0 && progressive != 1)) {
-        free(out->data);
-        memset(out, 0, sizeof *out);
-        return -1;
-    }
+    static const uint8_t jfif[] = {0xff, 0xe0, 0, 16, 'J', 'F', 'I', 'F', 0,
+                                   1, 1, 0, 0, 1, 0, 1, 0, 0};
+    static const uint8_t app1[] = {
+        0xff, 0xe1, 0, 62, 'E', 'x', 'i', 'f', 0, 0,
+        'I', 'I', 42, 0, 8, 0, 0, 0,             /* TIFF, IFD at 8 */
+        2, 0,                                    /* two entries */
+        0x12, 0x01, 3, 0, 1, 0, 0, 0, 1, 0, 0, 0,  /* Orientation 1 */
+        0x31, 0x01, 2, 0, 16, 0, 0, 0, 38, 0, 0, 0,  /* Software, at 38 */
+        0, 0, 0, 0,                              /* no next IFD */
+        'i', 'm', 'g', 'b', 'a', 't', 'c', 'h', ' ', 'c', 'o', 'r', 'p',
+        'u', 's', 0};
+    if (exif)
+        cj_put_bytes(w, app1, sizeof app1);
+    else
+        cj_put_bytes(w, jfif, sizeof jfif);
+}
+
+static int refuse(cj_buffer *out)
+{
+    free(out->data);
+    memset(out, 0, sizeof *out);
+    return -1;
+}
+
+int cj_encode_with(const uint8_t *pixels, int channels, int w, int h,
+                   const cj_options *o, cj_buffer *out)
+{
+    if (!pixels || !o || (channels != 1 && channels != 3) || w < 1 ||
+        h < 1 || w > 65535 || h > 65535 || o->quality < 1 ||
+        o->quality > 100 || (o->progressive != 0 && o->progressive != 1) ||
+        o->chroma < CJ_420 || o->chroma > CJ_444 || o->restart < 0 ||
+        o->restart > 65535 || (o->restart && o->progressive))
+        return refuse(out);
     dct_basis basis;
     init_basis(basis);
     image im;
     memset(&im, 0, sizeof im);
     im.ncomp = channels;
-    int hmax = channels == 3 ? 2 : 1;
-    im.mcu_w = (w + 8 * hmax - 1) / (8 * hmax);
-    im.mcu_h = (h + 8 * hmax - 1) / (8 * hmax);
+    im.hmax = channels == 3 && o->chroma != CJ_444 ? 2 : 1;
+    im.vmax = channels == 3 && o->chroma == CJ_420 ? 2 : 1;
+    im.restart = o->restart;
+    im.mcu_w = (w + 8 * im.hmax - 1) / (8 * im.hmax);
+    im.mcu_h = (h + 8 * im.vmax - 1) / (8 * im.vmax);
     for (int i = 0; i < im.ncomp; i++) {
         component *c = &im.comp[i];
         c->id = i + 1;
-        c->hs = c->vs = i == 0 ? hmax : 1;
+        c->hs = i == 0 ? im.hmax : 1;
+        c->vs = i == 0 ? im.vmax : 1;
         c->table = i == 0 ? 0 : 1;
-        c->width = (w * c->hs + hmax - 1) / hmax;   /* A.1.1 */
-        c->height = (h * c->vs + hmax - 1) / hmax;
+        c->width = (w * c->hs + im.hmax - 1) / im.hmax;   /* A.1.1 */
+        c->height = (h * c->vs + im.vmax - 1) / im.vmax;
         c->bw = im.mcu_w * c->hs;
         c->bh = im.mcu_h * c->vs;
     }
     if (make_planes(&im, pixels, channels, w, h) != 0) {
         free_image(&im);
-        free(out->data);
-        memset(out, 0, sizeof *out);
-        return -1;
+        return refuse(out);
     }
     uint8_t qt[2][64];
-    scaled_table(cj_luma_q, quality, qt[0]);
-    scaled_table(cj_chroma_q, quality, qt[1]);
+    scaled_table(cj_luma_q, o->quality, qt[0]);
+    scaled_table(cj_chroma_q, o->quality, qt[1]);
     for (int i = 0; i < im.ncomp; i++) {
         /* The quantizer divides the cj_natural-order coefficient by its
          * cj_natural-order table entry; qt[] is written in zigzag order. */
@@ -255,9 +302,9 @@ int cj_encode(const uint8_t *pixels, int channels, int w, int h,
     cj_make_codes(&cj_ac_chroma, &im.ac[1]);
 
     writer wr = {out, 0, 0, 0};
-    static const uint8_t jfif[] = {0xff, 0xd8, 0xff, 0xe0, 0, 16, 'J', 'F',
-                                   'I', 'F', 0, 1, 1, 0, 0, 1, 0, 1, 0, 0};
-    cj_put_bytes(&wr, jfif, sizeof jfif);
+    cj_put_byte(&wr, 0xff);
+    cj_put_byte(&wr, 0xd8);
+    put_app_segment(&wr, o->exif);
     int ntables = im.ncomp == 3 ? 2 : 1;
     for (int t = 0; t < ntables; t++) {
         cj_put_byte(&wr, 0xff);
@@ -267,7 +314,7 @@ int cj_encode(const uint8_t *pixels, int channels, int w, int h,
         cj_put_bytes(&wr, qt[t], 64);
     }
     cj_put_byte(&wr, 0xff);
-    cj_put_byte(&wr, progressive ? 0xc2 : 0xc0);
+    cj_put_byte(&wr, o->progressive ? 0xc2 : 0xc0);
     cj_put_u16(&wr, (unsigned)(8 + 3 * im.ncomp));
     cj_put_byte(&wr, 8);
     cj_put_u16(&wr, (unsigned)h);
@@ -284,7 +331,13 @@ int cj_encode(const uint8_t *pixels, int channels, int w, int h,
         cj_put_dht(&wr, 0x01, &cj_dc_chroma);
         cj_put_dht(&wr, 0x11, &cj_ac_chroma);
     }
-    if (!progressive) {
+    if (im.restart) {  /* DRI: the restart interval, in MCUs */
+        cj_put_byte(&wr, 0xff);
+        cj_put_byte(&wr, 0xdd);
+        cj_put_u16(&wr, 4);
+        cj_put_u16(&wr, (unsigned)im.restart);
+    }
+    if (!o->progressive) {
         interleaved_scan(&wr, &im, 63);
     } else {
         /* The DC of every component, then the low luma band, the chroma,
@@ -298,10 +351,13 @@ int cj_encode(const uint8_t *pixels, int channels, int w, int h,
     cj_put_byte(&wr, 0xff);
     cj_put_byte(&wr, 0xd9);
     free_image(&im);
-    if (wr.failed) {
-        free(out->data);
-        memset(out, 0, sizeof *out);
-        return -1;
-    }
-    return 0;
+    return wr.failed ? refuse(out) : 0;
+}
+
+int cj_encode(const uint8_t *pixels, int channels, int w, int h,
+              int quality, int progressive, cj_buffer *out)
+{
+    cj_options o = {.quality = quality, .progressive = progressive,
+                    .chroma = CJ_420, .restart = 0, .exif = 0};
+    return cj_encode_with(pixels, channels, w, h, &o, out);
 }

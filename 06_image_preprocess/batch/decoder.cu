@@ -18,27 +18,38 @@ struct decoder {
     int failures_said;
 };
 
-/* The route of a file nvJPEG's hybrid path failed on (the CPU got it). */
+/* The routes of files the batched decoder did not take. */
 static const char HYBRID_FAILED[] = "nvJPEG's hybrid path failed on it";
+static const char HYBRID_BACKEND[] = "--nvjpeg-backend hybrid";
 
-decoder *decoder_open(const decoder_plan *plan, const batch_source *src,
-                      int max_batch, int threads, int states)
+decoder *decoder_open(const decoder_config *cfg, char *why, size_t why_len)
 {
     decoder *d = (decoder *)calloc(1, sizeof *d);
     if (!d) {
         fprintf(stderr, "imgbatch: not enough memory for the decoder\n");
         exit(1);
     }
-    d->src = src;
-    d->cpu_why = plan->cpu_why ? plan->cpu_why : "no GPU decoder";
-    if (plan->try_nvjpeg) {
-        char why[256];
-        d->engine = nj_open(max_batch, src->width, src->height, threads,
-                            states, why, sizeof why);
-        if (!d->engine) {
-            printf("decoder: %s; every file decoded on the CPU\n", why);
-            d->cpu_why = "no GPU decoder";
-        }
+    d->src = cfg->src;
+    d->cpu_why = cfg->plan->cpu_why ? cfg->plan->cpu_why : "no GPU decoder";
+    if (!cfg->plan->try_nvjpeg)
+        return d;
+    nj_config nc = {.max_batch = cfg->max_batch,
+                    .max_width = cfg->max_width,
+                    .max_height = cfg->max_height,
+                    .n_parsers = cfg->threads, .n_states = cfg->states,
+                    .rgb = cfg->src->channels == 3,
+                    .backend = cfg->backend};
+    char reason[256];
+    reason[0] = '\0';
+    d->engine = nj_open(&nc, reason, sizeof reason);
+    if (!d->engine && cfg->backend != NJ_BACKEND_AUTO) {
+        snprintf(why, why_len, "%s", reason);
+        free(d);
+        return NULL;
+    }
+    if (!d->engine) {
+        printf("decoder: %s; every file decoded on the CPU\n", reason);
+        d->cpu_why = "no GPU decoder";
     }
     return d;
 }
@@ -48,51 +59,72 @@ const char *decoder_describe(const decoder *d)
     return d->engine ? nj_describe(d->engine) : "stb_image on the CPU";
 }
 
-route decoder_file(decoder *d, int thread, size_t image,
-                   const uint8_t *bits, size_t len, uint8_t *h_plane,
-                   uint8_t *d_plane, const char **why, char *err,
-                   size_t err_len)
+/* nvJPEG's hybrid path on a file; 0 done, -1 (counted) not. */
+static int hybrid(decoder *d, int thread, size_t image, const uint8_t *bits,
+                  size_t len, uint8_t *d_slot, int planes)
 {
+    nj_dest dest = {d_slot, d->src->width[image], d->src->height[image]};
+    char failed[256];
+    if (nj_hybrid_decode(d->engine, thread, bits, len, &dest, planes,
+                         failed, sizeof failed) == 0)
+        return 0;
+    if (__atomic_add_fetch(&d->hybrid_failures, 1, __ATOMIC_RELAXED) == 1) {
+        d->hybrid_failed_image = image;
+        snprintf(d->hybrid_why, sizeof d->hybrid_why, "%s", failed);
+    }
+    return -1;
+}
+
+route decoder_file(decoder *d, int thread, size_t image,
+                   const uint8_t *bits, size_t len, uint8_t *h_slot,
+                   uint8_t *d_slot, int *planes, const char **why,
+                   char *err, size_t err_len)
+{
+    int channels = d->src->channels;
     *why = d->cpu_why;
+    *planes = channels;
     if (d->engine) {
         /* Our header walk first (it names what it refuses), then nvJPEG's
          * own verdict: one refused file would fail its whole batch. */
-        *why = js_screen(bits, len, NULL);
-        if (!*why)
+        js_header h;
+        *why = js_screen(bits, len, &h);
+        /* A gray JPEG of an RGB run: its Y plane, repeated by the
+         * kernel. */
+        int gpu_planes = channels == 3 && h.components == 1 ? 1 : channels;
+        if (!*why && !nj_batched(d->engine))
+            *why = HYBRID_BACKEND;
+        else if (!*why)
             *why = nj_screen(d->engine, thread, bits, len);
-        if (!*why)
+        if (!*why) {
+            *planes = gpu_planes;
             return ROUTE_GPU_BATCH;
-        char failed[256];
+        }
         if (nj_hybrid_ready(d->engine) && js_hybrid_ok(bits, len)) {
-            if (nj_hybrid_decode(d->engine, thread, bits, len, d_plane,
-                                 failed, sizeof failed) == 0)
+            if (hybrid(d, thread, image, bits, len, d_slot,
+                       gpu_planes) == 0) {
+                *planes = gpu_planes;
                 return ROUTE_GPU_HYBRID;
-            if (__atomic_add_fetch(&d->hybrid_failures, 1,
-                                   __ATOMIC_RELAXED) == 1) {
-                d->hybrid_failed_image = image;
-                snprintf(d->hybrid_why, sizeof d->hybrid_why, "%s", failed);
             }
             *why = HYBRID_FAILED;
         }
     }
-    return decoder_cpu(d, image, bits, len, h_plane, err, err_len) == 0
+    return decoder_cpu(d, image, bits, len, h_slot, err, err_len) == 0
                ? ROUTE_CPU
                : ROUTE_BAD;
 }
 
-int decoder_batch(decoder *d, int state, cudaStream_t stream,
+int decoder_batch(decoder *d, int state, int gray_files, cudaStream_t stream,
                   const uint8_t *const *bits, const size_t *lengths,
-                  uint8_t *const *d_planes, int n, char *why,
-                  size_t why_len)
+                  const nj_dest *dests, int n, char *why, size_t why_len)
 {
-    return nj_decode(d->engine, state, stream, bits, lengths, d_planes, n,
-                     why, why_len);
+    return nj_decode(d->engine, state, gray_files, stream, bits, lengths,
+                     dests, n, why, why_len);
 }
 
 int decoder_cpu(decoder *d, size_t image, const uint8_t *bits, size_t len,
-                uint8_t *h_plane, char *err, size_t err_len)
+                uint8_t *h_slot, char *err, size_t err_len)
 {
-    return inputs_decode_bytes(d->src, image, bits, len, h_plane, err,
+    return inputs_decode_bytes(d->src, image, bits, len, h_slot, err,
                                err_len);
 }
 

@@ -1,28 +1,32 @@
 /* imgbatch.cu - the batch tool of 06_image_preprocess: image files (a
- * folder, several files, or a list of them) into one (N, H, W) float32
- * tensor on the GPU, as a training loader makes it. JPEGs are decoded by
- * nvJPEG on the GPU where the build has it, other files by stb_image on
- * CPU threads; every image is normalized (x / 255) and flipped by the
- * chapter's fused kernel, checked, and timed. Its manual is README.md
- * beside it.
+ * folder, several files, or a list of them) into one tensor on the GPU,
+ * as a training loader makes it: gray (N, H, W) or RGB (N, 3, H, W),
+ * float32, float16 or uint8. JPEGs are decoded by nvJPEG on the GPU
+ * where the build has it, other files by stb_image on CPU threads, each
+ * at its own size; one kernel a batch resizes, normalizes, flips and
+ * types them; every image is checked, and the run timed. Its manual is
+ * README.md beside it; it loads through the library, imgbatch.h, as
+ * any program can.
  *
- * main: the options and every file checked (no GPU yet) -> the decoders
- * chosen -> the GPU -> the pipeline (pipeline.cu): a warm-up, the timed
- * passes -> the checks (batch_check.c) -> the .npy and the CSV.
+ * main: the options (batch_cli.c) -> imgbatch_open (the files checked,
+ * no GPU yet; then the GPU, the decoders, the buffers) -> a warm-up, the
+ * timed passes, each an imgbatch_next loop -> the report
+ * (batch_report.c) -> the checks (batch_check.c) -> the .npy and CSV.
  *
  * Run: make run-06-batch ARGS="images/ --out-npy batch.npy"
- *      make run-06-batch ARGS="jpegs/ --keep-on-gpu"
+ *      make run-06-batch ARGS="jpegs/ --resize 224x224 --keep-on-gpu"
  *      make run-06-batch ARGS="--make-corpus jpegs/ --count 2000"
  */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cuda_runtime.h>
 
 #include "alloc.h"
-#include "device.h"
+#include "check.h"
 #include "files.h"
 #include "timing.h"
 #include "verify.h"
@@ -31,27 +35,12 @@
 #include "bare_decode.h"
 #include "batch_check.h"
 #include "batch_cli.h"
-#include "batch_inputs.h"
 #include "batch_report.h"
 #include "corpus.h"
-#include "decoder.h"
+#include "imgbatch.h"
 #include "pipeline.h"
 
-/* Images a batch by default: as many as make BATCH_PIXELS, so that big
- * images take fewer per batch and each buffer stays near 640 MiB of
- * device memory (its planes and its float32 tensor), from 16 to 256. */
-static const size_t BATCH_PIXELS = (size_t)1 << 27;
-static const size_t MIN_DEFAULT_BATCH = 16, MAX_DEFAULT_BATCH = 256;
-
-static size_t batch_size(size_t asked, size_t pixels, size_t n_images)
-{
-    size_t by_size = BATCH_PIXELS / pixels;
-    size_t n = asked ? asked
-               : by_size > MAX_DEFAULT_BATCH ? MAX_DEFAULT_BATCH
-               : by_size < MIN_DEFAULT_BATCH ? MIN_DEFAULT_BATCH
-                                             : by_size;
-    return n < n_images ? n : n_images;
-}
+static const double PROGRESS_EVERY_MS = 250;
 
 /* The .npy: its header announces every image and is rewritten at the end
  * with the number the tensor got (fewer if some failed to decode). If the
@@ -60,20 +49,22 @@ static size_t batch_size(size_t asked, size_t pixels, size_t n_images)
 typedef struct {
     cm_out_file file;
     char header[NPY_HEADER_MAX];
-    size_t shape[3], header_len;
+    const char *descr;
+    size_t shape[4], header_len;
+    int ndim;
 } npy_out;
 
-static FILE *npy_open(npy_out *o, const char *path, const batch_source *src)
+static void npy_open(npy_out *o, const char *path, const batch_run *r)
 {
-    o->shape[0] = src->list->count;
-    o->shape[1] = src->height;
-    o->shape[2] = src->width;
-    o->header_len = npy_header(o->header, sizeof o->header, o->shape, 3);
+    tf_dtype t = r->spec->dtype;
+    o->descr = npy_descr(t != TF_UINT8, tf_elem_bytes(t));
+    o->ndim = pipeline_shape(r, r->n_images, o->shape);
+    o->header_len = npy_header_typed(o->header, sizeof o->header, o->descr,
+                                     o->shape, o->ndim);
     if (cm_out_open(&o->file, path) != 0)
         cm_fail("%s", o->file.error);
     if (fwrite(o->header, 1, o->header_len, o->file.fp) != o->header_len)
         cm_fail("cannot write the .npy header");
-    return o->file.fp;
 }
 
 /* Rewrites the header for n images and keeps the file only if every
@@ -82,8 +73,8 @@ static void npy_close(npy_out *o, const char *path, size_t n,
                       int write_failed, cm_verdict *v)
 {
     o->shape[0] = n;
-    if (npy_header(o->header, sizeof o->header, o->shape, 3) !=
-            o->header_len ||
+    if (npy_header_typed(o->header, sizeof o->header, o->descr, o->shape,
+                         o->ndim) != o->header_len ||
         fseek(o->file.fp, 0, SEEK_SET) != 0 ||
         fwrite(o->header, 1, o->header_len, o->file.fp) != o->header_len)
         write_failed = 1;
@@ -94,64 +85,88 @@ static void npy_close(npy_out *o, const char *path, size_t n,
     } else if (cm_out_commit(&o->file) != 0) {
         cm_fail("%s", o->file.error);
     } else {
-        printf("wrote %s (float32, shape (%zu, %zu, %zu))\n", path, n,
-               o->shape[1], o->shape[2]);
+        printf("wrote %s ('%s', shape (%zu", path, o->descr, n);
+        for (int d = 1; d < o->ndim; d++)
+            printf(", %zu", o->shape[d]);
+        printf("))\n");
     }
     if (write_failed)
         cm_check_true(v, "tensor file written", 0, path);
 }
 
-/* Warm-up (--warmup batches, untimed, when nothing is written: nvJPEG's
- * first calls, the readers' first reads), then the timed passes, each on
- * the host clock from the first read to the last batch's end; the report
- * of the last; the checks. */
-static void run_passes(batch_run *r, int passes, size_t skipped,
-                       size_t file_bytes, cm_verdict *v)
+/* One pass through the loader: every batch, appended to the .npy (out)
+ * once ready. Returns the images the tensor got. */
+static size_t one_pass(imgbatch *loader, FILE *out, const char *label)
 {
-    const batch_options *b = r->b;
-    pass_counts c;
-    npy_out npy;
-    r->out = b->out_npy ? npy_open(&npy, b->out_npy, r->src) : NULL;
-    size_t opened_dev, opened_pinned, dev0 = 0, pinned0 = 0, dev1 = 0,
-           pinned1 = 0, n_out = 0;
-    nj_allocations(decoder_engine(r->dec), &opened_dev, &opened_pinned);
-    if (!r->out && b->opt.warmup > 0) {
-        size_t all = r->n_images, warm = (size_t)b->opt.warmup * r->max_batch;
-        r->n_images = warm < all ? warm : all;
-        r->quiet = 1;
-        pipeline_pass(r, &c, "warm-up");
-        r->n_images = all;
-        for (int th = 0; th < r->threads; th++)
-            r->per_thread[th].back_images = r->per_thread[th].back_bad = 0;
+    batch_run *r = imgbatch_run(loader);
+    imgbatch_batch x;
+    int rc, show = isatty(STDERR_FILENO);
+    double shown = cm_now_ms();
+    imgbatch_rewind(loader);
+    while ((rc = imgbatch_next(loader, &x)) == 1) {
+        if (out && x.count) {
+            CUDA_CHECK(cudaEventSynchronize(x.ready));
+            double start = cm_now_ms();
+            if (fwrite(x.host, 1, x.bytes, out) != x.bytes)
+                r->counts.write_failed = 1;
+            r->counts.write_ms += cm_now_ms() - start;
+        }
+        if (show && cm_now_ms() - shown >= PROGRESS_EVERY_MS) {
+            fprintf(stderr, "\r%s: %zu / %zu images", label,
+                    x.first + x.count, r->n_images);
+            shown = cm_now_ms();
+        }
     }
-    double *ms = (double *)cm_host_alloc((size_t)passes * sizeof(double),
-                                         "timings");
-    uint64_t first_hash = 0;
-    int repeatable = 1;
-    for (int p = 0; p < passes; p++) {
-        nj_allocations(decoder_engine(r->dec), &dev0, &pinned0);
-        double start = cm_now_ms();
-        r->quiet = p > 0;
-        n_out = pipeline_pass(r, &c, "pass");
-        ms[p] = cm_now_ms() - start;
-        nj_allocations(decoder_engine(r->dec), &dev1, &pinned1);
-        uint64_t h = check_samples_hash(r, n_out);
-        first_hash = p == 0 ? h : first_hash;
-        repeatable &= h == first_hash;
-    }
-    if (decoder_engine(r->dec))
-        printf("nvJPEG allocations: %zu device, %zu pinned while "
-               "opening; %zu during the last pass\n", opened_dev,
-               opened_pinned, dev1 - dev0 + pinned1 - pinned0);
-    cm_stats s = cm_stats_of(ms, passes);
-    report_routes(&c);
-    decoder_say_failures(r->dec);
-    report_pass(r, &c, &s, passes, file_bytes, ms[passes - 1]);
+    if (show)
+        fprintf(stderr, "\r%60s\r", "");  /* the progress line goes */
+    if (rc < 0)
+        cm_fail("%s", imgbatch_failure_reason());
+    return r->counts.n_out;
+}
 
-    /* The checks: the tensors that came back, every pixel, while the
-     * passes ran; now the sampled rows against stb_image (untimed). */
-    char text[1280];
-    if (!b->keep_on_gpu) {
+/* Takes tensor images marked in drop out of the .npy written so far
+ * (n images after its header): the others move down, in order, and the
+ * file is cut after them. Returns the images left. */
+static size_t npy_drop(npy_out *o, size_t n, size_t image_bytes,
+                       const uint8_t *drop, int *write_failed)
+{
+    FILE *fp = o->file.fp, *in = NULL;
+    void *buf = malloc(image_bytes);
+    size_t kept = 0;
+    if (!buf || fflush(fp) != 0 || !(in = fopen(o->file.tmp_path, "rb")))
+        *write_failed = 1;
+    for (size_t i = 0; i < n && !*write_failed; i++) {
+        if (drop[i])
+            continue;
+        /* Each image is read before any write reaches its bytes. */
+        if (kept != i &&
+            (fseeko(in, (off_t)(o->header_len + i * image_bytes),
+                    SEEK_SET) != 0 ||
+             fread(buf, 1, image_bytes, in) != image_bytes ||
+             fseeko(fp, (off_t)(o->header_len + kept * image_bytes),
+                    SEEK_SET) != 0 ||
+             fwrite(buf, 1, image_bytes, fp) != image_bytes))
+            *write_failed = 1;
+        kept++;
+    }
+    if (*write_failed || fflush(fp) != 0 ||
+        ftruncate(fileno(fp), (off_t)(o->header_len + kept * image_bytes)))
+        *write_failed = 1;
+    if (in)
+        fclose(in);
+    free(buf);
+    return kept;
+}
+
+/* The checks after the passes: what came back, every value; the sampled
+ * rows against stb_image; the same bits every pass; every image there.
+ * Returns the sampled check's corrupt files (batch_check.h), each named
+ * on a "skipped:" line here. */
+static sampled_result check_all(batch_run *r, int passes, size_t n_out,
+                                int repeatable, cm_verdict *v)
+{
+    char text[1536];
+    if (r->o->copy_to_host) {
         size_t checked = 0, bad = 0, first = 0;
         for (int th = r->threads - 1; th >= 0; th--) {
             const thread_counts *t = &r->per_thread[th];
@@ -163,36 +178,118 @@ static void run_passes(batch_run *r, int passes, size_t skipped,
                  checked, passes, passes > 1 ? "es" : "", bad,
                  bad ? ", the first is " : "",
                  bad ? r->src->list->paths[first] : "");
-        cm_check_true(v, "every image back on the host vs its plane "
-                      "(every pixel)", bad == 0 && checked > 0, text);
+        cm_check_true(v, "every image back on the host vs its planes "
+                      "(every value)", bad == 0 && checked > 0, text);
     }
-    sampled_result sr = check_sampled(r, n_out);
-    printf("check: rows");
-    for (size_t k = 0; k < r->n_sample_rows; k++)
-        printf(" %zu", r->sample_y[k]);
-    printf(" of every image, %zu pixels, vs stb_image decoding the file "
-           "again (%.0f ms)\n", sr.pixels, sr.ms);
-    snprintf(text, sizeof text, "%zu pixels (%.3f%%) one level apart, %zu "
-             "images further apart%s%s, %zu not exact, %zu unreadable",
-             sr.one_level, sr.pixels ? 100.0 * sr.one_level / sr.pixels : 0,
-             sr.worse, sr.worse ? ", one is " : "", sr.first_worse,
-             sr.inexact, sr.unreadable);
-    cm_check_true(v, "every image vs stb_image (sampled rows, within 1 "
-                  "level)", sr.worse + sr.inexact + sr.unreadable == 0, text);
+    sampled_result s = check_sampled(r, n_out);
+    for (size_t i = 0; s.corrupt && i < n_out; i++)
+        if (s.corrupt[i])
+            fprintf(stderr, "skipped: %s: corrupt: the GPU decoded it "
+                    "without an error, stb_image cannot; taken out\n",
+                    r->src->list->paths[r->out_index[i]]);
+    const check_stats *g = &s.gpu;
+    double n = g->values ? (double)g->values : 1;
+    printf("check: rows 8k + 3k mod 8 (one in every 8) of every image, "
+           "%zu values, vs stb_image decoding each file again (%.0f ms)\n",
+           s.gpu.values + s.cpu.values, s.ms);
+    if (g->values)
+        printf("check: GPU-decoded: %.3f%% of values one level apart, %zu "
+               "further, mean difference %+.4f level, mean |difference| "
+               "%.3f; most one-level differences: %s (%.2f%%)\n",
+               100.0 * g->one_level / n, g->worse, (double)g->sum / n,
+               (double)g->sum_abs / n, s.worst, 100 * s.worst_share);
+    snprintf(text, sizeof text, "%zu of %zu images broke a rule (%zu "
+             "unreadable)%s%s%s%s", s.failed, n_out - s.n_corrupt,
+             s.unreadable,
+             s.failed ? ", the first " : "", s.failed ? s.first_failed : "",
+             s.failed ? ": " : "", s.failed ? s.first_why : "");
+    cm_check_true(v, "every image vs stb_image (sampled rows, the rules of "
+                  "batch_check.h)", s.failed == 0 && n_out > s.n_corrupt,
+                  text);
+    snprintf(text, sizeof text, "%s (%zu values; most one-level "
+             "differences: %s)", s.run_why ? s.run_why : "within the rules",
+             g->values, s.worst);
+    cm_check_true(v, "GPU-decoded images together vs stb_image",
+                  s.run_why == NULL, text);
     snprintf(text, sizeof text, "%d passes", passes);
     cm_check_true(v, "sampled rows bit-exact in every pass", repeatable,
                   text);
-    snprintf(text, sizeof text, "%zu of %zu", n_out,
-             r->n_images - c.skipped);
+    size_t kept = n_out - s.n_corrupt;
+    size_t usable = r->n_images - r->counts.skipped - s.n_corrupt;
+    snprintf(text, sizeof text, "%zu of %zu", kept, usable);
     cm_check_true(v, "every usable image in the tensor",
-                  n_out == r->n_images - c.skipped && n_out > 0, text);
+                  kept == usable && kept > 0, text);
+    return s;
+}
 
-    /* The files last, after every check: kept only if all held. The CSV
-     * after the .npy is closed, so that two outputs naming one file never
-     * write into each other. */
-    if (r->out)
-        npy_close(&npy, b->out_npy, n_out, c.write_failed, v);
-    report_csv(b->opt.csv, &c, &s, skipped, file_bytes, v);
+/* Warm-up (--warmup batches, untimed, when nothing is written: nvJPEG's
+ * first calls, the readers' first reads), then the timed passes, each on
+ * the host clock from the first read to the last batch's end; the report
+ * of the last; the checks; the files. */
+static void run_passes(imgbatch *loader, const batch_options *b,
+                       int passes, cm_verdict *v)
+{
+    batch_run *r = imgbatch_run(loader);
+    nj_engine *engine = decoder_engine(r->dec);
+    npy_out npy;
+    FILE *out = NULL;
+    if (b->out_npy) {
+        npy_open(&npy, b->out_npy, r);
+        out = npy.file.fp;
+    }
+    nj_memory opened, before, after;
+    nj_allocations(engine, &opened);
+    size_t all = r->n_images, n_out = 0, skipped, file_bytes;
+    if (!out && b->opt.warmup > 0) {
+        size_t warm = (size_t)b->opt.warmup * r->max_batch;
+        r->n_images = warm < all ? warm : all;
+        r->quiet = 1;
+        one_pass(loader, NULL, "warm-up");
+        r->n_images = all;
+        r->quiet = 0;
+        for (int th = 0; th < r->threads; th++)
+            r->per_thread[th].back_images = r->per_thread[th].back_bad = 0;
+    }
+    double *ms = (double *)cm_host_alloc((size_t)passes * sizeof(double),
+                                         "timings");
+    uint64_t first_hash = 0;
+    int repeatable = 1;
+    for (int p = 0; p < passes; p++) {
+        nj_allocations(engine, &before);
+        double start = cm_now_ms();
+        n_out = one_pass(loader, out, "pass");
+        ms[p] = cm_now_ms() - start;
+        nj_allocations(engine, &after);
+        uint64_t h = check_samples_hash(r, n_out);
+        first_hash = p == 0 ? h : first_hash;
+        repeatable &= h == first_hash;
+    }
+    if (engine)
+        printf("nvJPEG allocations: %zu device (%.1f MiB), %zu pinned "
+               "(%.1f MiB) while opening; %zu during the last pass\n",
+               opened.device_allocs, opened.device_bytes / 1048576.0,
+               opened.pinned_allocs, opened.pinned_bytes / 1048576.0,
+               after.device_allocs - before.device_allocs +
+                   after.pinned_allocs - before.pinned_allocs);
+    cm_stats s = cm_stats_of(ms, passes);
+    imgbatch_file_counts(loader, &skipped, &file_bytes);
+    report_routes(&r->counts);
+    decoder_say_failures(r->dec);
+    report_pass(r, &r->counts, &s, passes, file_bytes, ms[passes - 1],
+                out != NULL);
+    sampled_result checked = check_all(r, passes, n_out, repeatable, v);
+    /* The files last, after every check: kept only if all held, without
+     * the corrupt files the check found. The CSV after the .npy is
+     * closed, so that two outputs naming one file never write into each
+     * other. */
+    if (out) {
+        if (checked.corrupt)
+            n_out = npy_drop(&npy, n_out, r->image_bytes, checked.corrupt,
+                             &r->counts.write_failed);
+        npy_close(&npy, b->out_npy, n_out, r->counts.write_failed, v);
+    }
+    free(checked.corrupt);
+    report_csv(b->opt.csv, &r->counts, &s, skipped, file_bytes, v);
     free(ms);
 }
 
@@ -204,75 +301,24 @@ int main(int argc, char **argv)
     batch_options b;
     batch_cli_parse(argc, argv, &b);
 
-    /* The files, each checked (header, completeness, size) before the GPU
-     * is touched, so bad input is reported the same way without one. */
-    char err[1280];
-    path_list list;
-    if (inputs_collect(b.paths, b.n_paths, b.list_file, &list, err,
-                       sizeof err) != 0)
-        cm_fail("%s", err);
-    batch_source src = {.list = &list, .width = b.resize_width,
-                        .height = b.resize_height,
-                        .resize = b.resize_width > 0,
-                        .max_pixels = b.max_pixels};
-    size_t files = list.count, skipped = 0, file_bytes = 0, jpegs = 0;
-    double start = cm_now_ms();
-    if (inputs_check(&src, b.skip_bad, &skipped, &file_bytes, err,
-                     sizeof err) != 0)
-        cm_fail("%s", err);
-    double check_ms = cm_now_ms() - start;
-    size_t *bytes = (size_t *)cm_host_alloc(list.count * sizeof(size_t),
-                                            "the file sizes");
-    if (inputs_survey(&list, bytes, &jpegs, err, sizeof err) != 0)
-        cm_fail("%s", err);
-
-    /* Which decoders: nvJPEG for the JPEGs where it was built and can
-     * take them as they are, stb_image for the rest (decoder.h). */
-    decoder_plan plan = decoder_choose(b.bare_decode ? DECODER_GPU
-                                                     : b.decoder,
-                                       nj_built(), src.resize, jpegs > 0);
-    if (plan.fail)
-        cm_fail("%s", plan.note);
-    int threads = b.threads ? b.threads : inputs_default_threads();
-    size_t max_batch = batch_size(b.batch_size,
-                                  cm_mul_size(src.width, src.height,
-                                              "an image"),
-                                  list.count);
-
-    cm_select_device((int)b.opt.device, NULL);
-    printf("batch: %zu images of %zu files (%zu skipped), %zu x %zu each "
-           "(%s), checked in %.1f ms\n", list.count, files, skipped,
-           src.width, src.height, src.resize ? "resized, bilinear"
-                                             : "all the same size",
-           check_ms);
-    if (plan.note)
-        printf("decoder: %s\n", plan.note);
-    reader_pool *pool = rp_start(threads);
-    if (!pool)
-        cm_fail("cannot start the reader threads");
-    decoder *dec = decoder_open(&plan, &src, (int)max_batch, threads,
-                                b.streams);
-    printf("decoder: %s; %d reader threads (CPU decodes: stb_image), "
-           "batches of %zu images\n", decoder_describe(dec), threads,
-           max_batch);
-    batch_run run = {.b = &b, .src = &src, .bytes = bytes, .dec = dec,
-                     .pool = pool, .threads = threads,
-                     .max_batch = max_batch};
-    pipeline_start(&run);
-
+    /* The files are checked before the GPU is touched, so bad input is
+     * reported the same way without one. */
+    imgbatch *loader;
+    imgbatch_status st = imgbatch_open(&loader, &b.lib);
+    if (st != IMGBATCH_OK) {
+        fprintf(stderr, "imgbatch: %s\n", imgbatch_failure_reason());
+        return st == IMGBATCH_ERR_NO_DEVICE ? CM_EXIT_NO_DEVICE
+               : st == IMGBATCH_ERR_OPTIONS ? CM_EXIT_USAGE
+                                            : CM_EXIT_FAIL;
+    }
     /* One pass when writing the .npy; else --repeat (3, --quick 1). */
     cm_verdict verdict = {0};
     int passes = b.out_npy ? 1 : (int)b.opt.repeat;
     if (b.bare_decode)
-        bare_decode(&run, passes, &verdict);
+        bare_decode(imgbatch_run(loader), passes, &verdict);
     else
-        run_passes(&run, passes, skipped, file_bytes, &verdict);
-
-    pipeline_stop(&run);
-    decoder_close(dec);
-    rp_stop(pool);
-    free(bytes);
-    path_list_free(&list);
+        run_passes(loader, &b, passes, &verdict);
+    imgbatch_close(loader);
     printf("\n");
     return cm_verdict_report(&verdict);
 }

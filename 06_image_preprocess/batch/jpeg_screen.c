@@ -161,7 +161,7 @@ const char *js_screen(const uint8_t *data, size_t len, js_header *out)
 }
 
 decoder_plan decoder_choose(decoder_request request, int nvjpeg_built,
-                            int resize, int any_jpeg)
+                            int any_jpeg)
 {
     decoder_plan p = {0, 0, NULL, NULL};
     if (request == DECODER_CPU) {
@@ -181,10 +181,6 @@ decoder_plan decoder_choose(decoder_request request, int nvjpeg_built,
         p.note = "GPU JPEG decode not built: nvjpeg.h was not found at "
                  "build time; decoding on the CPU";
         p.cpu_why = "GPU JPEG decode not built";
-    } else if (resize) {
-        p.note = "decoding on the CPU: --resize is done there (the GPU "
-                 "decoder keeps the files' size)";
-        p.cpu_why = "--resize";
     } else {
         p.try_nvjpeg = 1;
     }

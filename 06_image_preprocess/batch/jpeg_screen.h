@@ -4,7 +4,7 @@
  *   js_header h;
  *   const char *why = js_screen(data, len, &h);
  *   if (why) ... the file goes to the CPU decode threads, because `why` ...
- *   decoder_plan p = decoder_choose(DECODER_AUTO, nj_built(), 0, 1);
+ *   decoder_plan p = decoder_choose(DECODER_AUTO, nj_built(), 1);
  *
  * Pure functions of bytes and flags: no GPU, no nvJPEG, so the CPU tests
  * check every decision. nvJPEG's own nvjpegDecodeBatchedSupported is asked
@@ -61,11 +61,10 @@ typedef struct {
 } decoder_plan;
 
 /* The plan for a batch: request is --decoder; nvjpeg_built says whether
- * this program was built with nvJPEG; resize whether --resize was given;
- * any_jpeg whether a file of the batch is a JPEG. --decoder gpu with
- * --resize is refused by batch_cli.c. */
+ * this program was built with nvJPEG; any_jpeg whether a file of the
+ * batch is a JPEG. (Resizing is the GPU kernel's, whatever decodes.) */
 decoder_plan decoder_choose(decoder_request request, int nvjpeg_built,
-                            int resize, int any_jpeg);
+                            int any_jpeg);
 
 /* The message of a build without nvJPEG; --decoder gpu then fails with
  * it (exit 1), --decoder auto says it and decodes on the CPU. */

@@ -1,16 +1,20 @@
-/* nvjpeg_decoder.cu - nvJPEG's batched decode to the luma plane, on the
- * GPU's hardware JPEG decoder where there is one.
+/* nvjpeg_decoder.cu - nvJPEG's batched decode of files of any sizes to
+ * their Y plane or their R, G, B planes, on the GPU's hardware JPEG
+ * decoder where there is one.
  *
  * The calls, in the order a batch meets them:
- *   nvjpegCreateEx(NVJPEG_BACKEND_HARDWARE, our allocators, ...)  once
- *   nvjpegDecodeBatchedPreAllocate(max batch, size, 4:4:4, Y)      once
- *   nvjpegJpegStreamParseHeader + nvjpegDecodeBatchedSupported   every
- *       file, on the reader threads: one refused file would fail its
- *       batch
- *   nvjpegDecodeBatchedInitialize(n, ..., NVJPEG_OUTPUT_Y)  when n changes
+ *   nvjpegCreateEx(backend, our allocators, ...)                     once
+ *   nvjpegDecodeBatchedPreAllocate(max batch, max size, 4:4:4, format)
+ *       once per state (the hardware backend)
+ *   nvjpegJpegStreamParse + nvjpegDecodeBatchedSupported   every file,
+ *       on the reader threads: one refused file would fail its batch
+ *   nvjpegDecodeBatchedInitialize(n, ..., format)   when n changes
  *   nvjpegDecodeBatched(bitstreams, lengths, planes, stream)  each batch
- * NVJPEG_OUTPUT_Y asks for the luma plane alone, written by the decoder
- * into our device buffers: no decoded pixel crosses PCIe.
+ * Each file's planes are its own size (nvjpegImage_t: a pointer and a
+ * pitch per channel), written by the decoder into our device arena: no
+ * decoded pixel crosses PCIe. An RGB run decodes its files of one
+ * component with a second set of states, to their Y plane (the kernel
+ * repeats it in R, G and B), so that no output format has to guess.
  * The hybrid path is nvjpeg_hybrid.cu; what the two share,
  * nvjpeg_internal.h.
  */
@@ -48,20 +52,22 @@ const char *nj_status_name(nvjpegStatus_t s)
 }
 
 /* Our allocators, handed to nvJPEG so that we can count what it asks
- * for: the report shows that nothing is allocated once batches run.
- * nvJPEG's allocator hooks take no context, so the counts are global
- * (one engine at a time). */
-static size_t device_allocs, pinned_allocs;
+ * for: the report shows what it holds, and that nothing is allocated
+ * once batches run. nvJPEG's allocator hooks take no context, so the
+ * counts are global (one engine at a time). */
+static size_t device_allocs, pinned_allocs, device_bytes, pinned_bytes;
 
 static int count_dev_malloc(void **p, size_t size)
 {
     __atomic_fetch_add(&device_allocs, 1, __ATOMIC_RELAXED);
+    __atomic_fetch_add(&device_bytes, size, __ATOMIC_RELAXED);
     return (int)cudaMalloc(p, size);
 }
 static int count_dev_free(void *p) { return (int)cudaFree(p); }
 static int count_pinned_malloc(void **p, size_t size, unsigned int flags)
 {
     __atomic_fetch_add(&pinned_allocs, 1, __ATOMIC_RELAXED);
+    __atomic_fetch_add(&pinned_bytes, size, __ATOMIC_RELAXED);
     return (int)cudaHostAlloc(p, size, flags);
 }
 static int count_pinned_free(void *p) { return (int)cudaFreeHost(p); }
@@ -78,80 +84,131 @@ nvjpegStatus_t nj_create(nvjpegBackend_t backend, nvjpegHandle_t *h)
                           NVJPEG_FLAGS_DEFAULT, h);
 }
 
-nj_engine *nj_open(int max_batch, size_t width, size_t height,
-                   int n_parsers, int n_states, char *why, size_t why_len)
+/* The handle of cfg's backend: the hardware decoder (auto: if the GPU has
+ * one, else the GPU hybrid backend), the GPU hybrid one, or for `hybrid`
+ * a handle of that backend used only to parse. */
+static nvjpegStatus_t open_handle(const nj_config *cfg, nvjpegHandle_t *h,
+                                  int *hardware, char *why, size_t why_len)
+{
+    *hardware = 0;
+    if (cfg->backend == NJ_BACKEND_GPU_HYBRID)
+        return nj_create(NVJPEG_BACKEND_GPU_HYBRID, h);
+    if (cfg->backend == NJ_BACKEND_HYBRID)
+        return nj_create(NVJPEG_BACKEND_HYBRID, h);
+    nvjpegStatus_t st = nj_create(NVJPEG_BACKEND_HARDWARE, h);
+    if (st == NVJPEG_STATUS_SUCCESS) {
+        *hardware = 1;
+        return st;
+    }
+    int none = st == NVJPEG_STATUS_ARCH_MISMATCH ||
+               st == NVJPEG_STATUS_JPEG_NOT_SUPPORTED ||
+               st == NVJPEG_STATUS_IMPLEMENTATION_NOT_SUPPORTED;
+    if (cfg->backend == NJ_BACKEND_HARDWARE || !none) {
+        snprintf(why, why_len, "%s: nvjpegCreateEx(NVJPEG_BACKEND_HARDWARE)"
+                 " failed: %s (%d)", none ? "this GPU has no hardware JPEG "
+                 "decoder" : "nvJPEG", nj_status_name(st), (int)st);
+        return st;
+    }
+    /* T4, V100 and most consumer GPUs: no JPEG engine. The GPU hybrid
+     * backend decodes Huffman on the GPU too, in batches over 50. */
+    nvjpegStatus_t no_hardware = st;
+    st = nj_create(NVJPEG_BACKEND_GPU_HYBRID, h);
+    printf("decoder: this GPU has no hardware JPEG decoder (%s); nvJPEG's "
+           "GPU hybrid backend instead%s\n", nj_status_name(no_hardware),
+           cfg->max_batch > 50 ? "" : " (batches of 50 or fewer: its "
+           "Huffman decoding stays on the CPU)");
+    return st;
+}
+
+/* Makes n decode states of one output format; the hardware backend's
+ * buffers for the largest batch now, so that no batch waits for
+ * cudaMalloc (not fatal if refused: nvJPEG then allocates at the first
+ * batches, which the warm-up takes, and the report counts them). */
+static void make_states(nj_engine *e, nj_states *s, const nj_config *cfg,
+                        nvjpegOutputFormat_t format,
+                        nvjpegChromaSubsampling_t most)
+{
+    s->format = format;
+    s->state = (nvjpegJpegState_t *)calloc((size_t)e->n_states,
+                                           sizeof *s->state);
+    s->initialized_n = (int *)calloc((size_t)e->n_states, sizeof(int));
+    if (!s->state || !s->initialized_n) {
+        fprintf(stderr, "imgbatch: not enough memory for nvJPEG's states\n");
+        exit(1);
+    }
+    for (int k = 0; k < e->n_states; k++) {
+        s->initialized_n[k] = -1;
+        NVJPEG_CHECK(nvjpegJpegStateCreate(e->handle, &s->state[k]));
+        if (!e->hardware)
+            continue;
+        nvjpegStatus_t st = nvjpegDecodeBatchedPreAllocate(
+            e->handle, s->state[k], cfg->max_batch, (int)cfg->max_width,
+            (int)cfg->max_height, most, format);
+        if (st != NVJPEG_STATUS_SUCCESS && k == 0)
+            printf("decoder: nvjpegDecodeBatchedPreAllocate refused: %s "
+                   "(%d)\n", nj_status_name(st), (int)st);
+    }
+}
+
+static void destroy_states(nj_states *s, int n)
+{
+    for (int k = 0; s->state && k < n; k++)
+        NVJPEG_CHECK(nvjpegJpegStateDestroy(s->state[k]));
+    free(s->state);
+    free(s->initialized_n);
+}
+
+nj_engine *nj_open(const nj_config *cfg, char *why, size_t why_len)
 {
     nvjpegHandle_t handle;
-    int hardware = 1;
-    nvjpegStatus_t st = nj_create(NVJPEG_BACKEND_HARDWARE, &handle);
-    if (st == NVJPEG_STATUS_ARCH_MISMATCH ||
-        st == NVJPEG_STATUS_JPEG_NOT_SUPPORTED ||
-        st == NVJPEG_STATUS_IMPLEMENTATION_NOT_SUPPORTED) {
-        /* T4, V100 and most consumer GPUs: no JPEG engine. */
-        nvjpegStatus_t no_hardware = st;
-        hardware = 0;
-        st = nj_create(NVJPEG_BACKEND_GPU_HYBRID, &handle);
-        printf("decoder: this GPU has no hardware JPEG decoder (%s); "
-               "%s\n", nj_status_name(no_hardware),
-               st == NVJPEG_STATUS_SUCCESS
-                   ? "using nvJPEG's GPU hybrid backend instead"
-                   : "decoding on the CPU instead");
-    }
+    int hardware;
+    nvjpegStatus_t st = open_handle(cfg, &handle, &hardware, why, why_len);
     if (st != NVJPEG_STATUS_SUCCESS) {
-        snprintf(why, why_len, "nvjpegCreateEx failed: %s (%d)",
-                 nj_status_name(st), (int)st);
+        if (!why[0])
+            snprintf(why, why_len, "nvjpegCreateEx failed: %s (%d)",
+                     nj_status_name(st), (int)st);
         return NULL;
     }
     device_allocs = pinned_allocs = 0;  /* the counts start here */
+    device_bytes = pinned_bytes = 0;
     nj_engine *e = (nj_engine *)calloc(1, sizeof *e);
     if (e) {
-        e->parsers = (nvjpegJpegStream_t *)calloc((size_t)n_parsers,
+        e->parsers = (nvjpegJpegStream_t *)calloc((size_t)cfg->n_parsers,
                                                   sizeof *e->parsers);
-        e->planes = (nvjpegImage_t *)calloc((size_t)max_batch,
+        e->planes = (nvjpegImage_t *)calloc((size_t)cfg->max_batch,
                                             sizeof *e->planes);
-        e->state = (nvjpegJpegState_t *)calloc((size_t)n_states,
-                                               sizeof *e->state);
-        e->initialized_n = (int *)calloc((size_t)n_states, sizeof(int));
     }
-    if (!e || !e->parsers || !e->planes || !e->state || !e->initialized_n) {
+    if (!e || !e->parsers || !e->planes) {
         fprintf(stderr, "imgbatch: not enough memory for nvJPEG's batch "
                 "lists\n");
         exit(1);
     }
     e->handle = handle;
     e->hardware = hardware;
-    e->n_parsers = n_parsers;
-    e->n_states = n_states;
-    e->max_batch = max_batch;
-    e->width = width;
-    e->height = height;
-    for (int k = 0; k < n_states; k++) {
-        e->initialized_n[k] = -1;
-        NVJPEG_CHECK(nvjpegJpegStateCreate(handle, &e->state[k]));
-    }
-    for (int t = 0; t < n_parsers; t++)
+    e->batched = cfg->backend != NJ_BACKEND_HYBRID;
+    e->rgb = cfg->rgb;
+    e->n_parsers = cfg->n_parsers;
+    e->n_states = cfg->n_states;
+    e->max_batch = cfg->max_batch;
+    for (int t = 0; t < cfg->n_parsers; t++)
         NVJPEG_CHECK(nvjpegJpegStreamCreate(handle, &e->parsers[t]));
+    if (e->batched) {
+        make_states(e, &e->main, cfg,
+                    cfg->rgb ? NVJPEG_OUTPUT_RGB : NVJPEG_OUTPUT_Y,
+                    NVJPEG_CSS_444);
+        if (cfg->rgb)
+            make_states(e, &e->gray, cfg, NVJPEG_OUTPUT_Y, NVJPEG_CSS_GRAY);
+    }
     if (hardware) {
         unsigned int engines = 0, cores = 0;
         NVJPEG_CHECK(nvjpegGetHardwareDecoderInfo(handle, &engines, &cores));
         snprintf(e->text, sizeof e->text, "nvJPEG hardware decoder (%u "
                  "engines, %u cores each)", engines, cores);
-        /* The buffers for the largest batch, now, so that no batch waits
-         * for cudaMalloc (4:4:4 needs the most of them). Not fatal if
-         * refused: nvJPEG then allocates at the first batches, which the
-         * warm-up takes, and the report counts what it allocated. */
-        for (int k = 0; k < n_states; k++) {
-            st = nvjpegDecodeBatchedPreAllocate(
-                handle, e->state[k], max_batch, (int)width, (int)height,
-                NVJPEG_CSS_444, NVJPEG_OUTPUT_Y);
-            if (st != NVJPEG_STATUS_SUCCESS) {
-                printf("decoder: nvjpegDecodeBatchedPreAllocate refused: "
-                       "%s (%d)\n", nj_status_name(st), (int)st);
-                break;
-            }
-        }
     } else {
-        snprintf(e->text, sizeof e->text, "nvJPEG GPU hybrid backend");
+        snprintf(e->text, sizeof e->text, "%s",
+                 e->batched ? "nvJPEG GPU hybrid backend"
+                            : "no batched decoder: every JPEG on nvJPEG's "
+                              "hybrid path");
     }
     nj_open_hybrid(e);
     return e;
@@ -159,19 +216,22 @@ nj_engine *nj_open(int max_batch, size_t width, size_t height,
 
 const char *nj_describe(const nj_engine *e) { return e->text; }
 
+int nj_batched(const nj_engine *e) { return e->batched; }
+
 const char *nj_screen(nj_engine *e, int parser, const uint8_t *data,
                       size_t len)
 {
     nvjpegJpegStream_t s = e->parsers[parser];
-    /* The header is all the verdict needs (nvjpegDecodeBatched reads the
-     * whole stream anyway). Not NVJPEG_CHECK: a file nvJPEG cannot parse
-     * is not our error; it goes to the CPU, whose decoder says what is
-     * wrong with it. */
-    nvjpegStatus_t st = nvjpegJpegStreamParseHeader(e->handle, data, len, s);
+    /* The whole stream, not its header alone: a stream corrupt past its
+     * header fails the hardware decoder's batch, and the parse finds
+     * some of those. Not NVJPEG_CHECK: a file nvJPEG cannot parse is not
+     * our error; it goes to the CPU, whose decoder says what is wrong
+     * with it. */
+    nvjpegStatus_t st = nvjpegJpegStreamParse(e->handle, data, len, 0, 0, s);
     if (st != NVJPEG_STATUS_SUCCESS)
-        return "nvjpegJpegStreamParseHeader refused it";
+        return "nvjpegJpegStreamParse refused it";
     if (!e->hardware)
-        return NULL;  /* the hybrid backend takes every parsed baseline */
+        return NULL;  /* the GPU hybrid backend takes every parsed one */
     int refused = 1;
     st = nvjpegDecodeBatchedSupported(e->handle, s, &refused);
     if (st != NVJPEG_STATUS_SUCCESS)
@@ -180,45 +240,52 @@ const char *nj_screen(nj_engine *e, int parser, const uint8_t *data,
     return refused ? "refused by nvjpegDecodeBatchedSupported" : NULL;
 }
 
-int nj_decode(nj_engine *e, int slot, cudaStream_t stream,
+int nj_decode(nj_engine *e, int slot, int gray_files, cudaStream_t stream,
               const uint8_t *const *data, const size_t *lengths,
-              uint8_t *const *d_planes, int n, char *why, size_t why_len)
+              const nj_dest *dests, int n, char *why, size_t why_len)
 {
+    nj_states *s = gray_files && e->rgb ? &e->gray : &e->main;
+    int planes = s->format == NVJPEG_OUTPUT_RGB ? 3 : 1;
     nvjpegStatus_t st = NVJPEG_STATUS_SUCCESS;
-    if (n != e->initialized_n[slot]) {
-        /* One host thread feeds the decoder; the output is the Y plane.
-         * Buffers were allocated for max_batch, so this only resets. */
-        st = nvjpegDecodeBatchedInitialize(e->handle, e->state[slot], n, 1,
-                                           NVJPEG_OUTPUT_Y);
+    if (n != s->initialized_n[slot]) {
+        /* One host thread feeds the decoder. Buffers were allocated for
+         * max_batch, so this only resets. */
+        st = nvjpegDecodeBatchedInitialize(e->handle, s->state[slot], n, 1,
+                                           s->format);
         if (st != NVJPEG_STATUS_SUCCESS) {
             snprintf(why, why_len, "nvjpegDecodeBatchedInitialize(%d) "
                      "failed: %s (%d)", n, nj_status_name(st), (int)st);
-            e->initialized_n[slot] = -1;
+            s->initialized_n[slot] = -1;
             return -1;
         }
-        e->initialized_n[slot] = n;
+        s->initialized_n[slot] = n;
     }
     for (int i = 0; i < n; i++) {
+        size_t plane = dests[i].width * dests[i].height;
         memset(&e->planes[i], 0, sizeof e->planes[i]);
-        e->planes[i].channel[0] = d_planes[i];
-        e->planes[i].pitch[0] = e->width;
+        for (int c = 0; c < planes; c++) {
+            e->planes[i].channel[c] = dests[i].plane0 + (size_t)c * plane;
+            e->planes[i].pitch[c] = dests[i].width;
+        }
     }
-    st = nvjpegDecodeBatched(e->handle, e->state[slot], data, lengths,
+    st = nvjpegDecodeBatched(e->handle, s->state[slot], data, lengths,
                              e->planes, stream);
     if (st != NVJPEG_STATUS_SUCCESS) {
         snprintf(why, why_len, "nvjpegDecodeBatched failed: %s (%d)",
                  nj_status_name(st), (int)st);
-        e->initialized_n[slot] = -1;  /* a failed batch must be reset */
+        s->initialized_n[slot] = -1;  /* a failed batch must be reset */
         return -1;
     }
     return 0;
 }
 
-void nj_allocations(const nj_engine *e, size_t *device, size_t *pinned)
+void nj_allocations(const nj_engine *e, nj_memory *m)
 {
     (void)e;
-    *device = __atomic_load_n(&device_allocs, __ATOMIC_RELAXED);
-    *pinned = __atomic_load_n(&pinned_allocs, __ATOMIC_RELAXED);
+    m->device_allocs = __atomic_load_n(&device_allocs, __ATOMIC_RELAXED);
+    m->device_bytes = __atomic_load_n(&device_bytes, __ATOMIC_RELAXED);
+    m->pinned_allocs = __atomic_load_n(&pinned_allocs, __ATOMIC_RELAXED);
+    m->pinned_bytes = __atomic_load_n(&pinned_bytes, __ATOMIC_RELAXED);
 }
 
 void nj_close(nj_engine *e)
@@ -229,13 +296,11 @@ void nj_close(nj_engine *e)
         nj_close_hybrid(e, e->n_parsers, e->hybrid_handle);
     for (int t = 0; t < e->n_parsers; t++)
         NVJPEG_CHECK(nvjpegJpegStreamDestroy(e->parsers[t]));
-    for (int k = 0; k < e->n_states; k++)
-        NVJPEG_CHECK(nvjpegJpegStateDestroy(e->state[k]));
+    destroy_states(&e->main, e->n_states);
+    destroy_states(&e->gray, e->n_states);
     NVJPEG_CHECK(nvjpegDestroy(e->handle));
     free(e->parsers);
     free(e->planes);
-    free(e->state);
-    free(e->initialized_n);
     free(e);
 }
 

@@ -1,19 +1,23 @@
-/* nvjpeg_decoder.h - nvJPEG's batched decode of JPEG files to their luma
- * plane, straight into device memory (nvjpeg_decoder.cu).
+/* nvjpeg_decoder.h - nvJPEG's batched decode of JPEG files of any sizes
+ * to their luma plane or their R, G, B planes, straight into device
+ * memory (nvjpeg_decoder.cu), and its hybrid path for the files the
+ * batched decoder refuses (nvjpeg_hybrid.cu).
  *
+ *   nj_config cfg = {.max_batch = 256, .max_width = 640, ...};
  *   char why[256];
- *   nj_engine *e = nj_open(max_batch, width, height, n_parsers, n_states,
- *                          why, sizeof why);   NULL: why says why
+ *   nj_engine *e = nj_open(&cfg, why, sizeof why);   NULL: why says why
  *   ... on parser thread t: reason = nj_screen(e, t, data, len) ...
- *   nj_decode(e, state, stream, data, lengths, d_planes, n, why,
+ *   nj_decode(e, state, 0, stream, data, lengths, dests, n, why,
  *             sizeof why);
  *   nj_close(e);
  *
- * It prefers the hardware decoder (NVJPEG_BACKEND_HARDWARE: A100, H100,
- * H200, ...); on a GPU without one it says so in one line on stdout and
- * opens nvJPEG's GPU hybrid backend instead. In a build without nvJPEG
- * (CM_HAVE_NVJPEG undefined) nvjpeg_none.c stands in: nj_built is 0 and
- * nj_open fails with DECODER_NOT_BUILT (jpeg_screen.h).
+ * Backends (--nvjpeg-backend): the hardware decoder (A100, H100, H200,
+ * ...); nvJPEG's GPU hybrid backend (Huffman decoding on the GPU for
+ * batches of more than 50 baseline files), which `auto` takes on a GPU
+ * without the hardware decoder; or no batched decoder at all, every JPEG
+ * through the hybrid path on the reader threads (`hybrid`). In a build
+ * without nvJPEG (CM_HAVE_NVJPEG undefined) nvjpeg_none.c stands in:
+ * nj_built is 0 and nj_open fails with DECODER_NOT_BUILT (jpeg_screen.h).
  */
 #ifndef NVJPEG_DECODER_H
 #define NVJPEG_DECODER_H
@@ -29,36 +33,62 @@ extern "C" {
 
 typedef struct nj_engine nj_engine;
 
+typedef enum {
+    NJ_BACKEND_AUTO,        /* hardware, else GPU hybrid */
+    NJ_BACKEND_HARDWARE,
+    NJ_BACKEND_GPU_HYBRID,
+    NJ_BACKEND_HYBRID       /* no batched decoder: the hybrid path */
+} nj_backend;
+
+typedef struct {
+    int max_batch;               /* files in one nvjpegDecodeBatched */
+    size_t max_width, max_height;  /* of any file (buffers made for it) */
+    int n_parsers;               /* threads that call nj_screen */
+    int n_states;                /* batches in flight, each its state */
+    int rgb;                     /* 1: R, G, B planes; 0: the Y plane */
+    nj_backend backend;
+} nj_config;
+
+/* Where one file goes: `planes` planes (1: Y, 3: R, G, B) of width x
+ * height bytes, one after another from plane0, rows of width bytes. */
+typedef struct {
+    uint8_t *plane0;
+    size_t width, height;
+} nj_dest;
+
 /* 1 if this program was built with nvJPEG. */
 int nj_built(void);
 
-/* Opens nvJPEG on the current device for batches of up to max_batch
- * images of width x height, screened by up to n_parsers threads at once,
- * with n_states decode states: a batch keeps its state until it is done
- * on the GPU, so each batch in flight needs its own. Returns NULL with a
- * one-line reason in why. */
-nj_engine *nj_open(int max_batch, size_t width, size_t height,
-                   int n_parsers, int n_states, char *why, size_t why_len);
+/* Opens nvJPEG on the current device. Returns NULL with a one-line
+ * reason in why: no backend that cfg allows (a forced one this GPU
+ * lacks). A line on stdout says which backend an `auto` took when it is
+ * not the hardware decoder. */
+nj_engine *nj_open(const nj_config *cfg, char *why, size_t why_len);
 
-/* "nvJPEG hardware decoder (7 engines)" or the like. */
+/* "nvJPEG hardware decoder (7 engines, 1 cores each)" or the like. */
 const char *nj_describe(const nj_engine *e);
 
-/* nvJPEG's own verdict on one file (nvjpegJpegStreamParseHeader, then
- * nvjpegDecodeBatchedSupported), on parser thread `parser` (each thread
- * its own index below n_parsers). Returns NULL if the batched decode
- * takes it, else a reason, a string constant. */
+/* 0 when there is no batched decoder (--nvjpeg-backend hybrid). */
+int nj_batched(const nj_engine *e);
+
+/* nvJPEG's own verdict on one file, on parser thread `parser` (each
+ * thread its own index below n_parsers): the whole stream parsed
+ * (nvjpegJpegStreamParse, which finds corruption the header alone does
+ * not show), then nvjpegDecodeBatchedSupported. Returns NULL if the
+ * batched decoder takes it, else a reason, a string constant. */
 const char *nj_screen(nj_engine *e, int parser, const uint8_t *data,
                       size_t len);
 
-/* Decodes n screened files (pinned host bytes) to their luma planes,
- * d_planes[i] with a pitch of width bytes, enqueued on stream with decode
- * state `state` (below n_states; the batch that used it last must be
- * finished). Returns 0, or -1 with the failing call and status in why:
- * the batch is then decoded elsewhere (the state is reset for its next
- * batch). */
-int nj_decode(nj_engine *e, int state, cudaStream_t stream,
+/* Decodes n screened files (pinned host bytes) into dests, enqueued on
+ * stream with decode state `state` (below n_states; the batch that used
+ * it last must be finished). gray_files: an RGB engine's files of one
+ * component, decoded to their Y plane by a second state of their own
+ * (0: the engine's format). Returns 0, or -1 with the failing call and
+ * status in why: the batch is then decoded elsewhere (the state is
+ * reset for its next batch). */
+int nj_decode(nj_engine *e, int state, int gray_files, cudaStream_t stream,
               const uint8_t *const *data, const size_t *lengths,
-              uint8_t *const *d_planes, int n, char *why, size_t why_len);
+              const nj_dest *dests, int n, char *why, size_t why_len);
 
 /* nvJPEG's hybrid path, for files the batched decoder refuses but
  * js_hybrid_ok takes (progressive JPEGs): its decoupled decode with
@@ -67,18 +97,22 @@ int nj_decode(nj_engine *e, int state, cudaStream_t stream,
  * the Huffman decoding runs on the calling thread
  * (nvjpegDecodeJpegHost), the inverse DCT on the GPU
  * (nvjpegDecodeJpegTransferToDevice + nvjpegDecodeJpegDevice on the
- * thread's stream), into d_plane (width x height, pitch width); returns
- * once the plane is written (the stream synchronized). Returns 0, or -1
- * with a one-line reason in why: the file is then decoded elsewhere. */
+ * thread's stream), into dest as `planes` planes (1: Y, 3: RGB); returns
+ * once they are written (the stream synchronized). Returns 0, or -1 with
+ * a one-line reason in why: the file is then decoded elsewhere. */
 int nj_hybrid_decode(nj_engine *e, int parser, const uint8_t *data,
-                     size_t len, uint8_t *d_plane, char *why,
+                     size_t len, const nj_dest *dest, int planes, char *why,
                      size_t why_len);
 
 /* 1 if nj_open made the hybrid path (else nj_hybrid_decode fails). */
 int nj_hybrid_ready(const nj_engine *e);
 
-/* Allocations nvJPEG asked of us (device, pinned) since nj_open. */
-void nj_allocations(const nj_engine *e, size_t *device, size_t *pinned);
+/* What nvJPEG asked of our allocators since nj_open: device and pinned
+ * allocations and their bytes. */
+typedef struct {
+    size_t device_allocs, device_bytes, pinned_allocs, pinned_bytes;
+} nj_memory;
+void nj_allocations(const nj_engine *e, nj_memory *m);
 
 void nj_close(nj_engine *e);
 

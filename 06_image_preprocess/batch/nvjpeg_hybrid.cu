@@ -4,10 +4,12 @@
  * nj_open (nvjpeg_decoder.cu):
  *   nvjpegCreateEx(NVJPEG_BACKEND_HYBRID) (a handle of its own),
  *   nvjpegDecoderCreate, nvjpegDecoderStateCreate, nvjpegBufferPinned
- *   and nvjpegBufferDevice attached to the state, nvjpegDecodeParams
- *   (NVJPEG_OUTPUT_Y), a nvjpegJpegStream, a CUDA stream
+ *   and nvjpegBufferDevice attached to the state, nvjpegDecodeParams,
+ *   a nvjpegJpegStream, a CUDA stream
  * and for each file, on the reader thread:
- *   nvjpegJpegStreamParse, nvjpegDecoderJpegSupported,
+ *   nvjpegDecodeParamsSetOutputFormat (NVJPEG_OUTPUT_Y for one plane,
+ *   NVJPEG_OUTPUT_RGB for three), nvjpegJpegStreamParse,
+ *   nvjpegDecoderJpegSupported,
  *   nvjpegDecodeJpegHost (Huffman decoding, on this CPU thread),
  *   nvjpegDecodeJpegTransferToDevice + nvjpegDecodeJpegDevice (the
  *   inverse DCT, on the GPU, the thread's stream), then a synchronize.
@@ -91,8 +93,6 @@ void nj_open_hybrid(nj_engine *e)
         NVJPEG_CHECK(nvjpegStateAttachPinnedBuffer(t->state, t->pinned));
         NVJPEG_CHECK(nvjpegStateAttachDeviceBuffer(t->state, t->device));
         NVJPEG_CHECK(nvjpegDecodeParamsCreate(h, &t->params));
-        NVJPEG_CHECK(nvjpegDecodeParamsSetOutputFormat(t->params,
-                                                       NVJPEG_OUTPUT_Y));
         NVJPEG_CHECK(nvjpegJpegStreamCreate(h, &t->parsed));
         CUDA_CHECK(cudaStreamCreateWithFlags(&t->stream,
                                              cudaStreamNonBlocking));
@@ -114,7 +114,7 @@ int nj_hybrid_ready(const nj_engine *e) { return e->hybrid != NULL; }
     } while (0)
 
 int nj_hybrid_decode(nj_engine *e, int parser, const uint8_t *data,
-                     size_t len, uint8_t *d_plane, char *why,
+                     size_t len, const nj_dest *dest, int planes, char *why,
                      size_t why_len)
 {
     if (!e->hybrid) {
@@ -129,15 +129,23 @@ int nj_hybrid_decode(nj_engine *e, int parser, const uint8_t *data,
     CUDA_CHECK(cudaSetDevice(e->device));
     nvjpegImage_t out;
     memset(&out, 0, sizeof out);
-    out.channel[0] = d_plane;
-    out.pitch[0] = e->width;
+    for (int c = 0; c < planes; c++) {
+        out.channel[c] = dest->plane0 + (size_t)c * dest->width *
+                                            dest->height;
+        out.pitch[c] = dest->width;
+    }
+    HYBRID_TRY("nvjpegDecodeParamsSetOutputFormat",
+               nvjpegDecodeParamsSetOutputFormat(
+                   t->params, planes == 3 ? NVJPEG_OUTPUT_RGB
+                                          : NVJPEG_OUTPUT_Y));
     HYBRID_TRY("nvjpegJpegStreamParse",
                nvjpegJpegStreamParse(h, data, len, 0, 0, t->parsed));
     HYBRID_TRY("nvjpegJpegStreamGetFrameDimensions",
                nvjpegJpegStreamGetFrameDimensions(t->parsed, &w, &ht));
-    if (w != e->width || ht != e->height) {
+    if (w != dest->width || ht != dest->height) {
         /* stb_image then says what is wrong with the size */
-        snprintf(why, why_len, "%u x %u, not the batch's size", w, ht);
+        snprintf(why, why_len, "%u x %u, not the %zu x %zu its header "
+                 "said", w, ht, dest->width, dest->height);
         goto done;
     }
     HYBRID_TRY("nvjpegDecoderJpegSupported",

@@ -46,21 +46,26 @@ typedef struct {
     cudaStream_t stream;
 } nj_hybrid;
 
+/* The decode states of one output format, one per batch in flight: a
+ * batch is enqueued while those before it may still run, and each
+ * state's own buffers must stay untouched until its batch is done. */
+typedef struct {
+    nvjpegJpegState_t *state;
+    int *initialized_n;           /* its batch size, -1: to initialize */
+    nvjpegOutputFormat_t format;
+} nj_states;
+
 struct nj_engine {
     nvjpegHandle_t handle;
     nvjpegHandle_t hybrid_handle;  /* NULL: no hybrid path */
     nj_hybrid *hybrid;             /* one a parser thread */
     int device;                    /* the CUDA device nj_open ran on */
-    /* Decode states, one per batch in flight: a batch is enqueued while
-     * those before it may still run, and each state's own buffers must
-     * stay untouched until its batch is done. */
-    nvjpegJpegState_t *state;
-    int *initialized_n;
-    nvjpegJpegStream_t *parsers;  /* one parsed-stream object a thread */
-    int n_parsers, n_states, max_batch, hardware;
-    size_t width, height;
+    nj_states main;                /* Y, or RGB */
+    nj_states gray;                /* RGB engines: files of 1 component */
+    nvjpegJpegStream_t *parsers;   /* one parsed-stream object a thread */
+    int n_parsers, n_states, max_batch, hardware, batched, rgb;
     nvjpegImage_t *planes;
-    char text[96];
+    char text[128];
 };
 
 /* The hybrid path's handle and one decoder set per parser thread; a

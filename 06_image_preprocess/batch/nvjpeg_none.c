@@ -14,16 +14,16 @@
 
 int nj_built(void) { return 0; }
 
-nj_engine *nj_open(int max_batch, size_t width, size_t height,
-                   int n_parsers, int n_states, char *why, size_t why_len)
+nj_engine *nj_open(const nj_config *cfg, char *why, size_t why_len)
 {
-    (void)max_batch; (void)width; (void)height; (void)n_parsers;
-    (void)n_states;
+    (void)cfg;
     snprintf(why, why_len, "%s", DECODER_NOT_BUILT);
     return NULL;
 }
 
 const char *nj_describe(const nj_engine *e) { (void)e; return "none"; }
+
+int nj_batched(const nj_engine *e) { (void)e; return 0; }
 
 const char *nj_screen(nj_engine *e, int parser, const uint8_t *data,
                       size_t len)
@@ -32,31 +32,32 @@ const char *nj_screen(nj_engine *e, int parser, const uint8_t *data,
     return DECODER_NOT_BUILT;
 }
 
-int nj_decode(nj_engine *e, int state, cudaStream_t stream,
+int nj_decode(nj_engine *e, int state, int gray_files, cudaStream_t stream,
               const uint8_t *const *data, const size_t *lengths,
-              uint8_t *const *d_planes, int n, char *why, size_t why_len)
+              const nj_dest *dests, int n, char *why, size_t why_len)
 {
-    (void)e; (void)state; (void)stream; (void)data; (void)lengths;
-    (void)d_planes; (void)n;
+    (void)e; (void)state; (void)gray_files; (void)stream; (void)data;
+    (void)lengths; (void)dests; (void)n;
     snprintf(why, why_len, "%s", DECODER_NOT_BUILT);
     return -1;
 }
 
 int nj_hybrid_decode(nj_engine *e, int parser, const uint8_t *data,
-                     size_t len, uint8_t *d_plane, char *why,
+                     size_t len, const nj_dest *dest, int planes, char *why,
                      size_t why_len)
 {
-    (void)e; (void)parser; (void)data; (void)len; (void)d_plane;
+    (void)e; (void)parser; (void)data; (void)len; (void)dest; (void)planes;
     snprintf(why, why_len, "%s", DECODER_NOT_BUILT);
     return -1;
 }
 
 int nj_hybrid_ready(const nj_engine *e) { (void)e; return 0; }
 
-void nj_allocations(const nj_engine *e, size_t *device, size_t *pinned)
+void nj_allocations(const nj_engine *e, nj_memory *m)
 {
     (void)e;
-    *device = *pinned = 0;
+    m->device_allocs = m->device_bytes = 0;
+    m->pinned_allocs = m->pinned_bytes = 0;
 }
 
 void nj_close(nj_engine *e) { (void)e; }

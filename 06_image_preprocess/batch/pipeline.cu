@@ -1,48 +1,48 @@
-/* pipeline.cu - the batch tool's one pipeline: files into an (N, H, W)
- * float32 tensor, batch by batch, whichever decoder decodes them
- * (decoder.h: nvJPEG on the GPU, stb_image on the CPU).
+/* pipeline.cu - the batch tool's one pipeline: files into their slots of
+ * the tensor, batch by batch, whichever decoder decodes them (decoder.h:
+ * nvJPEG on the GPU, stb_image on the CPU), each at its own size.
  *
  *   reader threads: read the files of batches k+1 and k+2 (queued in
  *       that order) into pinned memory; decoder_file leaves each for
  *       nvJPEG's batched decoder, decodes it with nvJPEG's hybrid path
- *       into the batch's device planes, or with stb_image into pinned
- *       staging; then they check the tensors that came back
- *   main thread: batch k -> nvjpegDecodeBatched (luma planes, in device
- *       memory) + H2D of the CPU-decoded planes -> the fused normalize +
- *       flip kernel over the whole batch -> sampled rows D2H (the check)
- *       [-> the whole batch D2H, unless --keep-on-gpu; into the .npy]
+ *       into its slot of the batch's device arena, or with stb_image
+ *       into the same slot of pinned staging; then they check the
+ *       tensors that came back
+ *   main thread (pipeline_next): batch k -> nvjpegDecodeBatched (every
+ *       file's planes into its arena slot, in device memory) + H2D of
+ *       the CPU-decoded planes and of the kernel's table -> one kernel
+ *       over the whole batch (resize, normalize, flip, type) -> its
+ *       sampled rows D2H (the check) [-> the batch D2H, if asked]
  * Batch k runs on stream k % S (--streams S), with nvJPEG decode state
  * k % S, and S + 3 batch buffers turn in order: batches k + 1 and k + 2
  * queued for the readers, batch k being submitted, batches k - S + 1 ..
  * k - 1 on the GPU, and batch k - S, finished, whose tensor the readers
- * check before its buffer is filled again. The readers go from one batch
- * to the next without waiting for the main thread. A hardware-decoded
- * image crosses PCIe only as its compressed file (a hybrid-path one as
- * its Huffman-decoded coefficients).
+ * check before its buffer is filled again. So a buffer is handed to
+ * nvJPEG only after a host wait on its last use: nvJPEG's hardware
+ * decoder on H100-class GPUs can start writing before earlier work on
+ * its stream has ended (torchcodec PR 1634), and nothing else then
+ * reads the arena. The readers go from one batch to the next without
+ * waiting for the main thread, and nothing in the steady state waits on
+ * the host but the event of batch k - S, S batches behind.
  */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include <cuda_runtime.h>
 
-#include "alloc.h"
 #include "check.h"
 #include "timing.h"
-#include "units.h"
 
-#include "../kernels.h"
-#include "../reference.h"
 #include "batch_check.h"
 #include "batch_report.h"
 #include "pipeline.h"
 
-static const double PROGRESS_EVERY_MS = 250;
 /* A decoder that fails every batch says so this many times, not more
  * (the routed: line counts them all). */
 static const int MAX_FAILURE_LINES = 3;
+static const char FAILED_ON_GPU[] = "its batch failed on the GPU";
 
 /* Reads a whole file into dst, which holds exactly `expected` bytes (its
  * size when it was checked). Returns 0 or -1 with err. */
@@ -74,159 +74,192 @@ static void read_item(void *ctx, size_t j, int thread)
     size_t image = x->first + j, len = r->bytes[image];
     uint8_t *bits = x->h_bits + x->offset[j];
     x->why[j] = NULL;
+    x->planes[j] = r->src->channels;
     if (read_exact(r->src->list->paths[image], bits, len, x->err[j],
                    BATCH_ERR_LEN) != 0)
         x->how[j] = ROUTE_BAD;
     else
         x->how[j] = decoder_file(r->dec, thread, image, bits, len,
-                                 x->h_planes + j * r->pixels,
-                                 x->d_planes + j * r->pixels, &x->why[j],
-                                 x->err[j], BATCH_ERR_LEN);
+                                 x->h_staging + x->slot[j],
+                                 x->d_arena + x->slot[j], &x->planes[j],
+                                 &x->why[j], x->err[j], BATCH_ERR_LEN);
     r->per_thread[thread].read_ms += cm_now_ms() - start;
 }
 
-/* A reader's item: tensor image `pos` of a batch that came back, every
- * pixel. One the CPU decoded must be exactly flip(plane) / 255.0f of the
- * plane it was made from, still in the batch's staging; one a GPU path
- * decoded (its plane never came back) must hold whole levels, k / 255.0f.
- * What the GPU decoders made is checked against stb_image afterwards
- * (batch_check.c). */
-static void check_back_item(void *ctx, size_t pos, int thread)
+/* Stops the run on a file that cannot be used: nothing of ours is in
+ * flight or touched by a reader after this. */
+static int stop(batch_run *r, const char *err)
 {
-    batch_buf *x = (batch_buf *)ctx;
-    batch_run *r = x->run;
-    thread_counts *t = &r->per_thread[thread];
-    double start = cm_now_ms();
-    size_t j = x->item_of[pos];
-    const float *out = x->h_out + pos * r->pixels;
-    int bad;
-    if (x->how[j] == ROUTE_CPU)
-        bad = ref_first_mismatch(out, x->h_planes + j * r->pixels,
-                                 r->src->width, r->src->height) != r->pixels;
-    else
-        bad = !check_whole_levels(out, r->pixels);
-    t->back_images++;
-    if (bad && t->back_bad++ == 0)
-        t->back_first_bad = x->first + j;
-    t->check_ms += cm_now_ms() - start;
+    snprintf(r->error, sizeof r->error, "%s", err);
+    r->failed = 1;
+    pipeline_drain(r);
+    return -1;
 }
 
-/* Stops the run on a file that cannot be used (not --skip-bad): the
- * readers stop touching our buffers first; files.c removes a partial
- * .npy. */
-static void stop_on(batch_run *r, const char *err)
+/* Where nvJPEG failed a batch: its JPEGs decoded by stb_image here, one
+ * by one, into their staging slots (or found unusable). Whatever nvJPEG
+ * enqueued before it failed is finished first, so that it cannot write
+ * over the planes copied in after (rare: files the screens passed). */
+static void fall_back(batch_run *r, batch_buf *x, cudaStream_t stream,
+                      const size_t *items, int n, const char *why)
 {
-    rp_wait(r->pool);
-    fprintf(stderr, "imgbatch: %s\n", err);
-    exit(1);
+    CUDA_CHECK(cudaStreamSynchronize(stream));
+    if (!r->quiet && r->o->verbose &&
+        r->batch_failures++ < MAX_FAILURE_LINES)
+        printf("decoder: images %zu to %zu: %s; decoding their %d JPEGs on "
+               "the CPU\n", x->first, x->first + x->count - 1, why, n);
+    for (int g = 0; g < n; g++) {
+        size_t j = items[g], image = x->first + j;
+        x->planes[j] = r->src->channels;
+        x->why[j] = FAILED_ON_GPU;
+        x->how[j] = decoder_cpu(r->dec, image, x->h_bits + x->offset[j],
+                                r->bytes[image], x->h_staging + x->slot[j],
+                                x->err[j], BATCH_ERR_LEN) == 0
+                        ? ROUTE_CPU
+                        : ROUTE_BAD;
+    }
+}
+
+/* nvJPEG's batched decode of the batch's files it takes: one call for
+ * those of the run's format, one for the gray ones of an RGB run, timed
+ * by the host clock around the calls and by events on the stream. */
+static void batched_decode(batch_run *r, batch_buf *x, cudaStream_t stream)
+{
+    const uint8_t **bits = r->list_bits;
+    size_t *lengths = r->list_lengths, *items = r->list_items;
+    nj_dest *dests = r->list_dests;
+    int rgb = r->src->channels == 3;
+    double start = 0;
+    x->timed = 0;
+    for (int gray = 0; gray <= rgb; gray++) {
+        int n = 0;
+        for (size_t j = 0; j < x->count; j++) {
+            size_t image = x->first + j;
+            if (x->how[j] != ROUTE_GPU_BATCH ||
+                (rgb && x->planes[j] == 1) != gray)
+                continue;
+            bits[n] = x->h_bits + x->offset[j];
+            lengths[n] = r->bytes[image];
+            dests[n].plane0 = x->d_arena + x->slot[j];
+            dests[n].width = r->src->width[image];
+            dests[n].height = r->src->height[image];
+            items[n++] = j;
+        }
+        if (n == 0)
+            continue;
+        if (!x->timed) {
+            CUDA_CHECK(cudaEventRecord(x->decode_start, stream));
+            start = cm_now_ms();
+            x->timed = 1;
+        }
+        char why[256];
+        if (decoder_batch(r->dec, x->lane, gray, stream, bits, lengths, dests,
+                          n, why, sizeof why) != 0)
+            fall_back(r, x, stream, items, n, why);
+    }
+    if (x->timed) {
+        x->decode_host_ms = cm_now_ms() - start;
+        r->counts.nj_host_ms += x->decode_host_ms;
+        CUDA_CHECK(cudaEventRecord(x->decode_end, stream));
+    }
 }
 
 /* Sends batch x to the GPU on its lane: the files nvJPEG's batched
- * decoder takes, the CPU-decoded planes over PCIe, then the kernel, the
- * sampled rows and (unless kept) the tensor back. */
-static void submit(batch_run *r, batch_buf *x, pass_counts *c)
+ * decoder takes, the CPU-decoded planes and the table over PCIe, the
+ * kernel, the sampled rows and (if asked) the batch back. */
+static int submit(batch_run *r, batch_buf *x)
 {
+    pass_counts *c = &r->counts;
     double start = cm_now_ms();
     cudaStream_t stream = r->lanes[x->lane];
-    const uint8_t *bits[BATCH_MAX_SIZE];
-    size_t lengths[BATCH_MAX_SIZE], items[BATCH_MAX_SIZE];
-    uint8_t *planes[BATCH_MAX_SIZE];
-    int n_gpu = 0;
+    for (size_t j = 0; j < x->count; j++)
+        if (x->how[j] == ROUTE_BAD && !r->o->skip_bad)
+            return stop(r, x->err[j]);
+    batched_decode(r, x, stream);
     x->good = 0;
     x->out_first = c->n_out;
     for (size_t j = 0; j < x->count; j++) {
         size_t image = x->first + j;
-        if (x->how[j] == ROUTE_BAD && !r->b->skip_bad)
-            stop_on(r, x->err[j]);
+        if (x->how[j] == ROUTE_BAD && !r->o->skip_bad)
+            return stop(r, x->err[j]);  /* a JPEG stb_image refused too */
         if (x->how[j] == ROUTE_BAD) {
-            if (!r->quiet)
+            if (!r->quiet && r->o->verbose)
                 fprintf(stderr, "skipped: %s\n", x->err[j]);
             c->skipped++;
             continue;
         }
-        size_t pos = x->good++;
-        uint8_t *d_plane = x->d_planes + pos * r->pixels;
+        size_t pos = x->good++, w = r->src->width[image],
+               h = r->src->height[image];
         x->item_of[pos] = j;
+        x->names[pos] = r->src->list->paths[image];
         r->out_index[x->out_first + pos] = image;
         r->gpu_decoded[image] = x->how[j] != ROUTE_CPU;
         count_route(c, x->how[j], x->why[j]);
-        if (x->how[j] == ROUTE_GPU_BATCH) {
-            bits[n_gpu] = x->h_bits + x->offset[j];
-            lengths[n_gpu] = r->bytes[image];
-            planes[n_gpu] = d_plane;
-            items[n_gpu++] = j;
-        } else if (x->how[j] == ROUTE_CPU) {
-            CUDA_CHECK(cudaMemcpyAsync(d_plane, x->h_planes + j * r->pixels,
-                                       r->pixels, cudaMemcpyHostToDevice,
-                                       stream));
-        } else if (pos != j) {
-            /* Decoded by a reader into slot j (its thread waited for it);
-             * moved down to slot pos when files before it were skipped.
-             * Only later items' copies write slot j, enqueued after. */
-            CUDA_CHECK(cudaMemcpyAsync(d_plane, x->d_planes + j * r->pixels,
-                                       r->pixels, cudaMemcpyDeviceToDevice,
-                                       stream));
-        }
-    }
-    char why[256];
-    if (n_gpu > 0 && decoder_batch(r->dec, x->lane, stream, bits, lengths,
-                                   planes, n_gpu, why, sizeof why) != 0) {
-        /* Rare (corrupt data the screens could not see): the batch's GPU
-         * files are decoded here instead, one by one. */
-        if (!r->quiet && r->batch_failures++ < MAX_FAILURE_LINES)
-            printf("decoder: images %zu to %zu: %s; decoding their %d JPEGs "
-                   "on the CPU\n", x->first, x->first + x->count - 1, why,
-                   n_gpu);
-        for (int g = 0; g < n_gpu; g++) {
-            size_t j = items[g], image = x->first + j;
-            uint8_t *h_plane = x->h_planes + j * r->pixels;
-            if (decoder_cpu(r->dec, image, bits[g], lengths[g], h_plane,
-                            x->err[j], BATCH_ERR_LEN) != 0)
-                stop_on(r, x->err[j]);
-            x->how[j] = ROUTE_CPU;
-            r->gpu_decoded[image] = 0;
-            c->gpu--;
-            count_route(c, ROUTE_CPU, "its batch failed on the GPU");
-            CUDA_CHECK(cudaMemcpyAsync(planes[g], h_plane, r->pixels,
+        tf_place p;
+        tf_place_image(r->spec, w, h, &p);  /* inputs_check placed it */
+        tf_image *t = &x->h_table[pos];
+        memset(t, 0, sizeof *t);
+        t->offset = x->slot[j];
+        t->plane_bytes = x->planes[j] == 3 ? (unsigned)(w * h) : 0;
+        t->src_w = (unsigned)w;
+        t->src_h = (unsigned)h;
+        t->scaled_w = (unsigned)p.scaled_w;
+        t->scaled_h = (unsigned)p.scaled_h;
+        t->crop_x = (unsigned)p.crop_x;
+        t->crop_y = (unsigned)p.crop_y;
+        if (x->how[j] == ROUTE_CPU)
+            CUDA_CHECK(cudaMemcpyAsync(x->d_arena + x->slot[j],
+                                       x->h_staging + x->slot[j],
+                                       (size_t)x->planes[j] * w * h,
                                        cudaMemcpyHostToDevice, stream));
-        }
     }
     if (x->good > 0) {
-        /* The batch's planes lie one after another: as one image of
-         * good * H rows, the flip of each row is the flip of its image. */
-        size_t width = r->src->width, row_bytes = width * sizeof(float);
-        launch_normalize_flip(x->d_out, x->d_planes, width,
-                              x->good * r->src->height, stream);
-        for (size_t k = 0; k < r->n_sample_rows; k++)
-            CUDA_CHECK(cudaMemcpy2DAsync(
-                r->h_samples + (x->out_first * r->n_sample_rows + k) * width,
-                r->n_sample_rows * row_bytes,
-                x->d_out + r->sample_y[k] * width, r->pixels * sizeof(float),
-                row_bytes, x->good, cudaMemcpyDeviceToHost, stream));
+        int n = (int)x->good;
+        if (r->d_tensor)  /* a slice of the whole tensor */
+            x->d_out = (uint8_t *)r->d_tensor + x->out_first * r->image_bytes;
+        CUDA_CHECK(cudaMemcpyAsync(x->d_table, x->h_table,
+                                   x->good * sizeof(tf_image),
+                                   cudaMemcpyHostToDevice, stream));
+        /* The caller's work on this buffer's last batch comes first. */
+        if (x->used)
+            CUDA_CHECK(cudaStreamWaitEvent(stream, x->released, 0));
+        launch_transform(x->d_out, x->d_table, n, x->d_arena, r->spec,
+                         stream);
+        launch_gather_samples(x->d_samples, x->d_out, n, r->spec, stream);
+        CUDA_CHECK(cudaMemcpyAsync(
+            r->h_samples + x->out_first * r->sample_bytes, x->d_samples,
+            x->good * r->sample_bytes, cudaMemcpyDeviceToHost, stream));
         if (x->h_out)
             CUDA_CHECK(cudaMemcpyAsync(x->h_out, x->d_out,
-                                       x->good * r->pixels * sizeof(float),
+                                       x->good * r->image_bytes,
                                        cudaMemcpyDeviceToHost, stream));
     }
     CUDA_CHECK(cudaEventRecord(x->done, stream));
     x->in_flight = 1;
     c->n_out += x->good;
     c->submit_ms += cm_now_ms() - start;
+    return 0;
 }
 
-/* Waits for batch x, appends its tensor to the .npy and has the readers
- * check it (they run it after the batches queued before it). */
-static void finish(batch_run *r, batch_buf *x, pass_counts *c)
+/* Waits for batch x, and has the readers check what came back (they run
+ * it after the batches queued before it). */
+static void finish(batch_run *r, batch_buf *x)
 {
+    pass_counts *c = &r->counts;
     double start = cm_now_ms();
     CUDA_CHECK(cudaEventSynchronize(x->done));
-    double synced = cm_now_ms();
-    size_t n = x->good * r->pixels;
-    if (r->out && n && fwrite(x->h_out, sizeof(float), n, r->out) != n)
-        c->write_failed = 1;
-    c->wait_gpu_ms += synced - start;
-    c->write_ms += cm_now_ms() - synced;
+    c->wait_gpu_ms += cm_now_ms() - start;
     x->in_flight = 0;
+    if (x->timed) {
+        float span = 0;
+        CUDA_CHECK(cudaEventElapsedTime(&span, x->decode_start,
+                                        x->decode_end));
+        double tail = span - x->decode_host_ms;
+        c->nj_span_ms += span;
+        c->nj_tail_ms += tail > 0 ? tail : 0;
+        c->nj_batches++;
+        x->timed = 0;
+    }
     if (x->h_out && x->good) {
         x->check_job = rp_post(r->pool, check_back_item, x, x->good);
         x->checking = 1;
@@ -235,75 +268,113 @@ static void finish(batch_run *r, batch_buf *x, pass_counts *c)
 
 /* Returns once the readers' check of x's last batch is done: its
  * buffers may then be filled again. */
-static void wait_check(batch_run *r, batch_buf *x, pass_counts *c)
+static void wait_check(batch_run *r, batch_buf *x)
 {
     if (!x->checking)
         return;
     double start = cm_now_ms();
     rp_wait_job(r->pool, x->check_job);
-    c->wait_check_ms += cm_now_ms() - start;
+    r->counts.wait_check_ms += cm_now_ms() - start;
     x->checking = 0;
 }
 
-/* Queues batch k, in buffer x, for the readers. */
+/* Queues batch k, in buffer x, for the readers: where each file's bytes
+ * and planes go. */
 static void read_batch(batch_run *r, batch_buf *x, size_t k)
 {
     x->first = k * r->max_batch;
     x->count = r->n_images - x->first < r->max_batch
                    ? r->n_images - x->first
                    : r->max_batch;
-    x->lane = (int)(k % (size_t)r->b->streams);
-    for (size_t j = 0, at = 0; j < x->count; j++) {
+    x->lane = (int)(k % (size_t)r->streams);
+    size_t at = 0, slot = 0;
+    for (size_t j = 0; j < x->count; j++) {
+        size_t image = x->first + j;
         x->offset[j] = at;
-        at += r->bytes[x->first + j];
+        at += r->bytes[image];
+        x->slot[j] = slot;
+        slot += pipeline_slot_bytes(r, image);
     }
     x->job = rp_post(r->pool, read_item, x, x->count);
 }
 
-size_t pipeline_pass(batch_run *r, pass_counts *c, const char *label)
+/* The caller's work on the batch it held is enqueued by now: an event
+ * after it, which the buffer's next kernel waits for. */
+static void release_handed(batch_run *r)
 {
-    size_t n_batches = (r->n_images + r->max_batch - 1) / r->max_batch;
-    size_t lanes = (size_t)r->b->streams, n_bufs = (size_t)r->n_bufs;
-    int show_progress = isatty(STDERR_FILENO);
-    double shown = cm_now_ms();
-    memset(c, 0, sizeof *c);
+    batch_buf *x = r->handed;
+    if (!x)
+        return;
+    CUDA_CHECK(cudaEventRecord(x->released, r->lanes[x->lane]));
+    x->used = 1;
+    r->handed = NULL;
+}
+
+void pipeline_begin(batch_run *r)
+{
+    /* The last pass's batches, and what the caller did with them. */
+    for (int s = 0; s < r->streams; s++)
+        CUDA_CHECK(cudaStreamSynchronize(r->lanes[s]));
+    memset(&r->counts, 0, sizeof r->counts);
     for (int th = 0; th < r->threads; th++)
         r->per_thread[th].read_ms = r->per_thread[th].check_ms = 0;
-    for (size_t k = 0; k < PIPELINE_LOOKAHEAD && k < n_batches; k++)
+    r->n_batches = (r->n_images + r->max_batch - 1) / r->max_batch;
+    r->next_batch = 0;
+    for (size_t k = 0; k < PIPELINE_LOOKAHEAD && k < r->n_batches; k++)
         read_batch(r, &r->bufs[k], k);
-    for (size_t k = 0; k < n_batches; k++) {
-        batch_buf *x = &r->bufs[k % n_bufs];
-        double start = cm_now_ms();
-        rp_wait_job(r->pool, x->job);
-        c->wait_read_ms += cm_now_ms() - start;
-        /* Batch k - S used batch k's stream and decode state: finished
-         * first (the .npy gets the batches in order). The buffer of
-         * batch k + 2 last held batch k - S - 1, finished one step ago:
-         * once the readers have checked it, they may fill it. */
-        if (k >= lanes)
-            finish(r, &r->bufs[(k - lanes) % n_bufs], c);
-        if (k + PIPELINE_LOOKAHEAD < n_batches) {
-            size_t ahead = k + PIPELINE_LOOKAHEAD;
-            batch_buf *y = &r->bufs[ahead % n_bufs];
-            wait_check(r, y, c);
-            read_batch(r, y, ahead);
-        }
-        submit(r, x, c);
-        if (show_progress && cm_now_ms() - shown >= PROGRESS_EVERY_MS) {
-            fprintf(stderr, "\r%s: %zu / %zu images", label,
-                    x->first + x->count, r->n_images);
-            shown = cm_now_ms();
-        }
+}
+
+int pipeline_next(batch_run *r, batch_buf **out)
+{
+    size_t k = r->next_batch, lanes = (size_t)r->streams;
+    size_t n_bufs = (size_t)r->n_bufs;
+    release_handed(r);
+    if (r->failed)
+        return -1;
+    if (k >= r->n_batches) {
+        /* The last ones, oldest first; then every check. */
+        for (size_t b = k > lanes ? k - lanes : 0; b < k; b++)
+            if (r->bufs[b % n_bufs].in_flight)
+                finish(r, &r->bufs[b % n_bufs]);
+        for (size_t b = 0; b < n_bufs; b++)
+            wait_check(r, &r->bufs[b]);
+        return 0;
     }
-    /* The last ones, oldest first, so the file keeps the input order;
-     * then every check. */
-    for (size_t k = n_batches > lanes ? n_batches - lanes : 0;
-         k < n_batches; k++)
-        if (r->bufs[k % n_bufs].in_flight)
-            finish(r, &r->bufs[k % n_bufs], c);
-    for (size_t k = 0; k < n_bufs; k++)
-        wait_check(r, &r->bufs[k], c);
-    if (show_progress)
-        fprintf(stderr, "\r%60s\r", "");  /* the progress line goes */
-    return c->n_out;
+    batch_buf *x = &r->bufs[k % n_bufs];
+    double start = cm_now_ms();
+    rp_wait_job(r->pool, x->job);
+    r->counts.wait_read_ms += cm_now_ms() - start;
+    /* Batch k - S used batch k's stream and decode state: finished
+     * first. The buffer of batch k + 2 last held batch k - S - 1,
+     * finished one step ago: once the readers have checked it, they may
+     * fill it. */
+    if (k >= lanes)
+        finish(r, &r->bufs[(k - lanes) % n_bufs]);
+    if (k + PIPELINE_LOOKAHEAD < r->n_batches) {
+        batch_buf *y = &r->bufs[(k + PIPELINE_LOOKAHEAD) % n_bufs];
+        wait_check(r, y);
+        read_batch(r, y, k + PIPELINE_LOOKAHEAD);
+    }
+    if (submit(r, x) != 0)
+        return -1;
+    r->next_batch = k + 1;
+    r->handed = x;
+    *out = x;
+    return 1;
+}
+
+void pipeline_drain(batch_run *r)
+{
+    rp_wait(r->pool);
+    release_handed(r);
+    /* A batch stopped half-way may have work on its stream, and no
+     * event after it. */
+    for (int s = 0; s < r->streams; s++)
+        CUDA_CHECK(cudaStreamSynchronize(r->lanes[s]));
+    for (int b = 0; b < r->n_bufs; b++) {
+        batch_buf *x = &r->bufs[b];
+        if (x->in_flight)
+            CUDA_CHECK(cudaEventSynchronize(x->done));
+        x->in_flight = x->checking = x->timed = 0;
+    }
 }

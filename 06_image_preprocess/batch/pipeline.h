@@ -1,14 +1,17 @@
 /* pipeline.h - the batch tool's one pipeline (pipeline.cu; its buffers
- * pipeline_setup.cu): files read and decoded by reader threads, batches
- * normalized and flipped on the GPU, the tensor kept there or brought
- * back (and appended to the .npy), every image checked. Its checks are
- * batch_check.c, its report batch_report.c; --bare-decode is
- * bare_decode.cu; imgbatch.cu drives it.
+ * pipeline_setup.cu): files read and decoded by reader threads, each
+ * batch's images decoded into its arena at their own sizes and made
+ * into their slots of the tensor by one kernel, the tensor kept on the
+ * GPU or brought back, every image checked. imgbatch_api.cu drives it
+ * for imgbatch.h; the CLI (imgbatch.cu) reads its counts for the report
+ * (batch_report.c) and the checks (batch_check.c).
  *
- *   batch_run r = {.b = &options, .src = &src, ...};    (imgbatch.cu)
- *   pipeline_start(&r);                  buffers, streams; prints a line
- *   pass_counts c;
- *   size_t n_out = pipeline_pass(&r, &c, "pass");        once per pass
+ *   batch_run r = {.o = &options, .src = &src, ...};   (imgbatch_api.cu)
+ *   pipeline_start(&r, why, sizeof why);   buffers, streams, the tensor
+ *   pipeline_begin(&r);                    a pass
+ *   batch_buf *x;
+ *   while (pipeline_next(&r, &x) == 1) ...x is enqueued...
+ *   pipeline_end(&r);                      in flight finished, checked
  *   pipeline_stop(&r);
  */
 #ifndef PIPELINE_H
@@ -20,19 +23,17 @@
 
 #include <cuda_runtime_api.h>
 
-#include "batch_cli.h"
 #include "batch_inputs.h"
 #include "decoder.h"
+#include "imgbatch.h"
 #include "reader_pool.h"
+#include "transform.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-enum { BATCH_ERR_LEN = 1280, MAX_REASONS = 16 };
-/* The rows of every image that come back for the check, spread from the
- * first to the last (every row of a shorter image). */
-#define SAMPLE_ROWS ((size_t)8)
+enum { BATCH_ERR_LEN = 1280, MAX_REASONS = 16, BATCH_MAX_SIZE = 4096 };
 
 /* Reasons, counted (they are string constants, so a pointer names
  * one). */
@@ -44,11 +45,17 @@ typedef struct {
 
 /* What one pass did: where the files went (gpu counts both GPU paths,
  * hybrid those of nvJPEG's hybrid path among them), how many images the
- * tensor got, and where the main thread's time went, in ms. */
+ * tensor got, where the main thread's time went (ms), and nvJPEG's
+ * batched decode seen from both sides: the main thread's time inside
+ * its calls, and on the GPU, from an event before each call to one
+ * after it (span) and how much of that came after the call returned
+ * (tail: the decoder still working). write_ms: the CLI's .npy. */
 typedef struct {
     reasons cpu_why, hybrid_why;
     size_t gpu, hybrid, cpu, skipped, n_out;
     double wait_read_ms, submit_ms, wait_gpu_ms, write_ms, wait_check_ms;
+    double nj_host_ms, nj_span_ms, nj_tail_ms;
+    size_t nj_batches;
     int write_failed;
 } pass_counts;
 
@@ -57,8 +64,6 @@ typedef struct {
     double read_ms;              /* reading, screening, decoding */
     double check_ms;             /* checking tensors that came back */
     size_t back_images, back_bad, back_first_bad;   /* that check */
-    size_t one_level, worse, inexact, unreadable;   /* batch_check.c's */
-    size_t first_worse;
 } thread_counts;
 
 /* Batches queued for the readers ahead of the one being submitted. */
@@ -68,30 +73,46 @@ typedef struct batch_buf batch_buf;
 
 typedef struct batch_run {
     /* filled by the caller */
-    const batch_options *b;
-    batch_source *src;           /* the checked files, the batch's size */
+    const imgbatch_options *o;
+    batch_source *src;           /* the checked files and their sizes */
+    const tf_spec *spec;         /* the tensor */
     const size_t *bytes;         /* each file's size */
     decoder *dec;
     reader_pool *pool;           /* the reader threads */
-    int threads;                 /* in the pool */
+    int threads, streams;        /* in the pool; CUDA streams */
     size_t max_batch;            /* images a batch */
-    FILE *out;                   /* the .npy being written, or NULL */
     /* set by pipeline_start */
-    size_t pixels, n_images;     /* an image's, and how many a pass does */
+    size_t image_elems, image_bytes, sample_bytes;  /* one tensor image */
+    size_t n_images;             /* files a pass does (all, but warm-up) */
     int quiet;                   /* 1: "skipped:" lines already printed */
     uint8_t *gpu_decoded;        /* by image: 1 if a GPU path decoded it */
     size_t *out_index;           /* tensor index -> image index */
-    float *h_samples;            /* SAMPLE_ROWS rows of each tensor image */
-    size_t sample_y[SAMPLE_ROWS], n_sample_rows;
+    uint8_t *h_samples;          /* the sampled rows of each tensor image */
     thread_counts *per_thread;
-    batch_buf *bufs;             /* b->streams + 3 of them, in turn */
+    tf_levels levels;            /* the outputs of every level */
+    batch_buf *bufs;             /* streams + 3 of them, in turn */
     int n_bufs;
-    cudaStream_t *lanes;         /* b->streams CUDA streams */
+    cudaStream_t *lanes;         /* the CUDA streams */
+    void *d_tensor;              /* the whole tensor, or NULL */
+    size_t tensor_bytes, arena_bytes, bits_bytes;
+    size_t our_device_bytes;     /* every buffer of ours on the GPU */
     int batch_failures;          /* batches nvJPEG failed (lines said) */
+    size_t nvjpeg_device_bytes;  /* GPU memory nvJPEG took when opened */
+    /* one batch's lists for nvjpegDecodeBatched (max_batch each) */
+    const uint8_t **list_bits;
+    size_t *list_lengths, *list_items;
+    nj_dest *list_dests;
+    /* the pass */
+    pass_counts counts;
+    size_t next_batch, n_batches;
+    batch_buf *handed;           /* the batch the caller holds */
+    int failed;                  /* a file stopped the run */
+    char error[BATCH_ERR_LEN];
 } batch_run;
 
-/* One batch: its files' bytes, their routes, the staging of the
- * CPU-decoded planes, and its part of the tensor. */
+/* One batch: its files' bytes and routes, its arena of decoded planes
+ * (and their pinned staging for the CPU-decoded ones), its table for the
+ * kernel, and its part of the tensor. */
 struct batch_buf {
     struct batch_run *run;
     size_t job;                /* the readers' job that fills it */
@@ -101,33 +122,71 @@ struct batch_buf {
     int lane;                  /* its stream and nvJPEG state */
     uint8_t *h_bits;           /* the files, pinned, one after another */
     size_t *offset;            /* each file's place in h_bits */
+    size_t *slot;              /* each file's place in the arena */
     route *how;                /* by item: where it was decoded */
+    int *planes;               /* by item: its planes in the arena */
     const char **why;          /* why not by the batched decoder */
     char (*err)[BATCH_ERR_LEN];
     size_t *item_of;           /* tensor position -> item */
-    uint8_t *h_planes;         /* CPU-decoded planes, pinned, by item */
-    uint8_t *d_planes;         /* the batch's planes, on the GPU */
-    float *d_out, *h_out;      /* its tensor; h_out: back on the host */
+    const char **names;        /* tensor position -> path */
+    uint8_t *h_staging;        /* CPU-decoded planes, pinned, by slot */
+    uint8_t *d_arena;          /* every decoded plane, on the GPU */
+    tf_image *h_table, *d_table;   /* the kernel's table, pinned and GPU */
+    void *d_out, *h_out;       /* its tensor images; h_out: on the host */
+    uint8_t *d_samples;        /* their sampled rows, packed */
     size_t good, out_first;    /* images kept, their first tensor index */
-    cudaEvent_t done;
-    int in_flight;
+    cudaEvent_t done;          /* after its work */
+    cudaEvent_t released;      /* after the caller's work on it */
+    cudaEvent_t decode_start, decode_end;   /* around nvJPEG's calls */
+    double decode_host_ms;     /* the main thread in those calls */
+    int in_flight, used, timed;
 };
 
-/* Allocates the batch buffers, streams and the check's rows (after
- * cm_select_device and decoder_open) and prints the pipeline: line.
- * Exits 1 if memory is short. */
-void pipeline_start(batch_run *r);
+/* Allocates the buffers, streams and the check's rows (after the device
+ * is selected and the decoder opened), the whole tensor if asked and it
+ * fits, and says so if o->verbose. Returns 0, or -1 with why when memory
+ * is short. */
+int pipeline_start(batch_run *r, char *why, size_t why_len);
 
-/* One pass over r->n_images files. Returns the images the tensor got
- * (c->n_out). A file that cannot be used stops the program (exit 1,
- * naming it) unless --skip-bad. */
-size_t pipeline_pass(batch_run *r, pass_counts *c, const char *label);
+/* A pass over r->n_images files: queues the first reads. */
+void pipeline_begin(batch_run *r);
+
+/* Submits the next batch, its files read: returns 1 with *out (its work
+ * enqueued on its lane, not finished), 0 when the pass is over (every
+ * batch finished, every check done), -1 when a file cannot be used (not
+ * skip_bad; r->error names it). */
+int pipeline_next(batch_run *r, batch_buf **out);
+
+/* Finishes a pass early (after -1, or to stop): the readers idle, every
+ * batch in flight finished. */
+void pipeline_drain(batch_run *r);
 
 void pipeline_stop(batch_run *r);
+
+/* Bytes of image `image`'s slot in an arena: room for the run's
+ * channels of planes of its size, rounded up to 256. */
+size_t pipeline_slot_bytes(const batch_run *r, size_t image);
+
+/* The tensor's shape for n images: (n, H, W) gray, (n, 3, H, W) RGB.
+ * Returns the number of dimensions. */
+int pipeline_shape(const batch_run *r, size_t n, size_t shape[4]);
 
 /* Adds one file to c: decoded by `how`, because of why (NULL: the GPU's
  * batched decoder took it). */
 void count_route(pass_counts *c, route how, const char *why);
+
+/* The loader's options checked, as the tensor's spec; and its failures:
+ * the status, with the reason kept for imgbatch_failure_reason
+ * (imgbatch_options.c). */
+imgbatch_status ib_check_options(const imgbatch_options *o, tf_spec *s);
+imgbatch_status ib_fail(imgbatch_status st, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* The run inside a loader (imgbatch_api.cu), for the CLI's report, and
+ * the files its check left out and the bytes of those it kept. */
+batch_run *imgbatch_run(imgbatch *b);
+void imgbatch_file_counts(const imgbatch *b, size_t *skipped,
+                          size_t *file_bytes);
 
 #ifdef __cplusplus
 }

@@ -1,7 +1,9 @@
 /* pipeline_setup.cu - the pipeline's buffers (pipeline.h), allocated
  * once before the first batch and freed after the last: the batch
- * buffers in turn, the CUDA streams, the check's rows and the readers'
- * counts. */
+ * buffers in turn (pinned files, the arena of decoded planes and its
+ * pinned staging, the kernel's table, the batch's tensor images), the
+ * whole tensor when it is kept and fits, the CUDA streams and events,
+ * the check's rows and the readers' counts. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,105 +17,247 @@
 
 #include "pipeline.h"
 
-void pipeline_start(batch_run *r)
+/* GPU memory left free beside the whole tensor: nvJPEG grows its
+ * buffers for files larger than it was told of, its hybrid path's grow
+ * with each thread's largest file, and the caller's kernels need some. */
+static const size_t RESERVE_BYTES = (size_t)512 << 20;
+static const size_t RESERVE_SHARE = 20;  /* or 1/20 of the GPU, if more */
+
+size_t pipeline_slot_bytes(const batch_run *r, size_t image)
 {
-    const batch_source *src = r->src;
-    r->pixels = cm_mul_size(src->width, src->height, "an image");
-    r->n_images = src->list->count;
-    r->n_bufs = r->b->streams + 1 + PIPELINE_LOOKAHEAD;
-    int back = !r->b->keep_on_gpu && !r->b->bare_decode;
-    size_t batch_pixels = cm_mul_size(r->max_batch, r->pixels, "a batch");
-    size_t tensor_bytes = cm_mul_size(batch_pixels, sizeof(float),
-                                      "a batch's tensor");
-    r->n_sample_rows = src->height < SAMPLE_ROWS ? src->height : SAMPLE_ROWS;
-    for (size_t k = 0; k < r->n_sample_rows; k++)
-        r->sample_y[k] = r->n_sample_rows == 1 ? 0
-                         : k * (src->height - 1) / (r->n_sample_rows - 1);
-    /* The largest run of max_batch consecutive files sizes the pinned
-     * buffers for files. */
-    size_t bits_bytes = 1;
+    size_t bytes = (size_t)r->src->channels * r->src->width[image] *
+                   r->src->height[image];
+    return (bytes + 255) / 256 * 256;
+}
+
+static size_t file_bytes(const batch_run *r, size_t image)
+{
+    return r->bytes[image];
+}
+
+/* The most one batch needs of a per-file amount (the batches are the
+ * runs of max_batch consecutive files). */
+static size_t largest_batch(const batch_run *r,
+                            size_t (*of)(const batch_run *, size_t))
+{
+    size_t most = 1;
     for (size_t first = 0; first < r->n_images; first += r->max_batch) {
         size_t sum = 0;
         for (size_t i = first; i < first + r->max_batch && i < r->n_images;
              i++)
-            sum += r->bytes[i];
-        bits_bytes = sum > bits_bytes ? sum : bits_bytes;
+            sum += of(r, i);
+        most = sum > most ? sum : most;
     }
-    size_t samples_bytes = r->n_images * r->n_sample_rows * src->width *
-                           sizeof(float);
-    size_t n = (size_t)r->n_bufs;
-    cm_require_host_bytes(n * (bits_bytes + batch_pixels +
-                               (back ? tensor_bytes : 0)) + samples_bytes,
-                          "the pinned batch buffers");
-    cm_require_device_bytes(n * (batch_pixels + tensor_bytes),
-                            "the batches' planes and tensors");
+    return most;
+}
+
+int pipeline_shape(const batch_run *r, size_t n, size_t shape[4])
+{
+    int d = 0;
+    shape[d++] = n;
+    if (r->spec->channels == 3)
+        shape[d++] = 3;
+    shape[d++] = r->spec->out_h;
+    shape[d++] = r->spec->out_w;
+    return d;
+}
+
+/* "(2000, 3, 224, 224) float16" */
+static void shape_text(const batch_run *r, char *buf, size_t len)
+{
+    size_t shape[4];
+    int d = pipeline_shape(r, r->n_images, shape), at = 0;
+    at += snprintf(buf + at, len - (size_t)at, "(");
+    for (int k = 0; k < d; k++)
+        at += snprintf(buf + at, len - (size_t)at, "%s%zu", k ? ", " : "",
+                       shape[k]);
+    snprintf(buf + at, len - (size_t)at, ") %s",
+             tf_dtype_name(r->spec->dtype));
+}
+
+static void say_memory(const batch_run *r, int whole, int asked,
+                       size_t free_bytes, size_t reserve)
+{
+    char a[32], b[32], c[32], d[32], e[32], shape[96];
+    nj_memory m;
+    nj_allocations(decoder_engine(r->dec), &m);
+    printf("GPU memory: nvJPEG took %s when it opened (cudaMemGetInfo "
+           "before and after; %zu allocations of %s through our "
+           "allocator), our buffers %s, %s free before them\n",
+           cm_fmt_bytes_short(r->nvjpeg_device_bytes, a, sizeof a),
+           m.device_allocs, cm_fmt_bytes_short(m.device_bytes, b, sizeof b),
+           cm_fmt_bytes_short(r->our_device_bytes, c, sizeof c),
+           cm_fmt_bytes_short(free_bytes, d, sizeof d));
+    shape_text(r, shape, sizeof shape);
+    cm_fmt_bytes_short(r->tensor_bytes, e, sizeof e);
+    if (whole)
+        printf("tensor: %s, %s, kept whole on the GPU at %p to %p (each "
+               "batch a slice of it)\n", shape, e, r->d_tensor,
+               (void *)((uint8_t *)r->d_tensor + r->tensor_bytes));
+    else
+        printf("tensor: %s, %s%s%s%s: batches of %zu images reuse %d "
+               "buffers in turn%s\n", shape, e,
+               asked ? ", more than fits beside the buffers (" : "",
+               asked ? cm_fmt_bytes_short(reserve, a, sizeof a) : "",
+               asked ? " kept free for nvJPEG and the CUDA libraries)" : "",
+               r->max_batch, r->n_bufs,
+               r->o->copy_to_host ? ", each copied back to host memory"
+                                  : " on the GPU");
+}
+
+int pipeline_start(batch_run *r, char *why, size_t why_len)
+{
+    const tf_spec *s = r->spec;
+    r->n_images = r->src->list->count;
+    r->n_bufs = r->streams + 1 + PIPELINE_LOOKAHEAD;
+    r->image_elems = (size_t)s->channels * s->out_w * s->out_h;
+    r->image_bytes = r->image_elems * tf_elem_bytes(s->dtype);
+    r->sample_bytes = tf_samples_bytes(s, 1);
+    tf_levels_make(s, &r->levels);
+    r->bits_bytes = largest_batch(r, file_bytes);
+    r->arena_bytes = largest_batch(r, pipeline_slot_bytes);
+    size_t n = (size_t)r->n_bufs, m = r->max_batch;
+    size_t table = m * sizeof(tf_image), out = m * r->image_bytes;
+    size_t samples = m * r->sample_bytes, back = r->o->copy_to_host;
+    size_t host = n * (r->bits_bytes + r->arena_bytes + table +
+                       (back ? out : 0)) + r->n_images * r->sample_bytes;
+    size_t available = cm_host_available_bytes(NULL);
+    char a[32], b[32], c[32];
+    if (host > available) {
+        snprintf(why, why_len, "not enough host memory for the pinned "
+                 "batch buffers and the checks' rows: need %s, %s "
+                 "available", cm_fmt_bytes_short(host, a, sizeof a),
+                 cm_fmt_bytes_short(available, b, sizeof b));
+        return -1;
+    }
+    size_t free_bytes, total;
+    CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total));
+    size_t base = n * (r->arena_bytes + table + samples);
+    r->tensor_bytes = r->n_images * r->image_bytes;
+    size_t reserve = total / RESERVE_SHARE > RESERVE_BYTES
+                         ? total / RESERVE_SHARE : RESERVE_BYTES;
+    int whole = r->o->keep_whole &&
+                base + r->tensor_bytes + reserve <= free_bytes;
+    size_t need = base + (whole ? r->tensor_bytes : n * out);
+    if (need > free_bytes) {
+        snprintf(why, why_len, "not enough GPU memory for the batch "
+                 "buffers: need %s, %s free of %s",
+                 cm_fmt_bytes_short(need, a, sizeof a),
+                 cm_fmt_bytes_short(free_bytes, b, sizeof b),
+                 cm_fmt_bytes_short(total, c, sizeof c));
+        return -1;
+    }
+    r->our_device_bytes = need;
+    if (whole)
+        CUDA_CHECK(cudaMalloc(&r->d_tensor, r->tensor_bytes));
     r->bufs = (batch_buf *)cm_host_alloc(n * sizeof(batch_buf), "batches");
     memset(r->bufs, 0, n * sizeof(batch_buf));
     for (size_t k = 0; k < n; k++) {
         batch_buf *x = &r->bufs[k];
         x->run = r;
-        CUDA_CHECK(cudaMallocHost(&x->h_bits, bits_bytes));
-        CUDA_CHECK(cudaMallocHost(&x->h_planes, batch_pixels));
-        CUDA_CHECK(cudaMalloc(&x->d_planes, batch_pixels));
-        CUDA_CHECK(cudaMalloc(&x->d_out, tensor_bytes));
+        CUDA_CHECK(cudaMallocHost(&x->h_bits, r->bits_bytes));
+        CUDA_CHECK(cudaMallocHost(&x->h_staging, r->arena_bytes));
+        CUDA_CHECK(cudaMalloc(&x->d_arena, r->arena_bytes));
+        CUDA_CHECK(cudaMallocHost(&x->h_table, table));
+        CUDA_CHECK(cudaMalloc(&x->d_table, table));
+        CUDA_CHECK(cudaMalloc(&x->d_samples, samples));
+        if (!whole)
+            CUDA_CHECK(cudaMalloc(&x->d_out, out));
         if (back)
-            CUDA_CHECK(cudaMallocHost(&x->h_out, tensor_bytes));
+            CUDA_CHECK(cudaMallocHost(&x->h_out, out));
         CUDA_CHECK(cudaEventCreateWithFlags(&x->done,
                                             cudaEventDisableTiming));
-        size_t m = r->max_batch;
+        CUDA_CHECK(cudaEventCreateWithFlags(&x->released,
+                                            cudaEventDisableTiming));
+        CUDA_CHECK(cudaEventCreate(&x->decode_start));
+        CUDA_CHECK(cudaEventCreate(&x->decode_end));
         x->offset = (size_t *)cm_host_alloc(m * sizeof(size_t), "offsets");
+        x->slot = (size_t *)cm_host_alloc(m * sizeof(size_t), "slots");
         x->how = (route *)cm_host_alloc(m * sizeof(route), "routes");
+        x->planes = (int *)cm_host_alloc(m * sizeof(int), "planes");
         x->why = (const char **)cm_host_alloc(m * sizeof(char *), "routes");
         x->err = (char (*)[BATCH_ERR_LEN])cm_host_alloc(m * BATCH_ERR_LEN,
                                                         "messages");
         x->item_of = (size_t *)cm_host_alloc(m * sizeof(size_t), "items");
+        x->names = (const char **)cm_host_alloc(m * sizeof(char *), "names");
     }
     r->lanes = (cudaStream_t *)cm_host_alloc(
-        (size_t)r->b->streams * sizeof(cudaStream_t), "streams");
-    for (int k = 0; k < r->b->streams; k++)
-        CUDA_CHECK(cudaStreamCreate(&r->lanes[k]));
-    CUDA_CHECK(cudaMallocHost(&r->h_samples, samples_bytes ? samples_bytes
-                                                           : 1));
+        (size_t)r->streams * sizeof(cudaStream_t), "streams");
+    for (int k = 0; k < r->streams; k++)
+        CUDA_CHECK(cudaStreamCreateWithFlags(&r->lanes[k],
+                                             cudaStreamNonBlocking));
+    size_t all_samples = r->n_images * r->sample_bytes;
+    CUDA_CHECK(cudaMallocHost(&r->h_samples, all_samples ? all_samples : 1));
     r->gpu_decoded = (uint8_t *)cm_host_alloc(r->n_images, "routes");
     r->out_index = (size_t *)cm_host_alloc(r->n_images * sizeof(size_t),
                                            "tensor index");
+    r->list_bits = (const uint8_t **)cm_host_alloc(m * sizeof(uint8_t *),
+                                                   "batch lists");
+    r->list_lengths = (size_t *)cm_host_alloc(m * sizeof(size_t), "lists");
+    r->list_items = (size_t *)cm_host_alloc(m * sizeof(size_t), "lists");
+    r->list_dests = (nj_dest *)cm_host_alloc(m * sizeof(nj_dest), "lists");
     r->per_thread = (thread_counts *)calloc((size_t)r->threads,
                                             sizeof(thread_counts));
-    if (!r->per_thread)
-        cm_fail("not enough memory for the reader threads' counts");
-    char files[32], planes[32], tensor[32];
-    printf("pipeline: %d batch buffers in turn on %d CUDA streams, each "
-           "with pinned %s for files and %s for CPU-decoded planes, and a "
-           "%s tensor on the GPU%s\n", r->n_bufs, r->b->streams,
-           cm_fmt_bytes_short(bits_bytes, files, sizeof files),
-           cm_fmt_bytes_short(batch_pixels, planes, sizeof planes),
-           cm_fmt_bytes_short(tensor_bytes, tensor, sizeof tensor),
-           back ? " (and pinned, for it back)" : "");
+    if (!r->per_thread) {
+        snprintf(why, why_len, "not enough memory for the reader threads' "
+                 "counts");
+        return -1;
+    }
+    if (r->o->verbose) {
+        say_memory(r, whole, r->o->keep_whole, free_bytes, reserve);
+        printf("pipeline: %d batch buffers in turn on %d CUDA streams, "
+               "each with pinned %s for files, an arena of %s on the GPU "
+               "for the decoded planes (with pinned staging for those the "
+               "CPU decodes)\n", r->n_bufs, r->streams,
+               cm_fmt_bytes_short(r->bits_bytes, a, sizeof a),
+               cm_fmt_bytes_short(r->arena_bytes, b, sizeof b));
+    }
+    return 0;
 }
 
 void pipeline_stop(batch_run *r)
 {
+    if (!r->bufs)
+        return;
+    pipeline_drain(r);
     for (int k = 0; k < r->n_bufs; k++) {
         batch_buf *x = &r->bufs[k];
         CUDA_CHECK(cudaFreeHost(x->h_bits));
-        CUDA_CHECK(cudaFreeHost(x->h_planes));
-        CUDA_CHECK(cudaFree(x->d_planes));
-        CUDA_CHECK(cudaFree(x->d_out));
+        CUDA_CHECK(cudaFreeHost(x->h_staging));
+        CUDA_CHECK(cudaFree(x->d_arena));
+        CUDA_CHECK(cudaFreeHost(x->h_table));
+        CUDA_CHECK(cudaFree(x->d_table));
+        CUDA_CHECK(cudaFree(x->d_samples));
+        if (!r->d_tensor)
+            CUDA_CHECK(cudaFree(x->d_out));
         if (x->h_out)
             CUDA_CHECK(cudaFreeHost(x->h_out));
         CUDA_CHECK(cudaEventDestroy(x->done));
+        CUDA_CHECK(cudaEventDestroy(x->released));
+        CUDA_CHECK(cudaEventDestroy(x->decode_start));
+        CUDA_CHECK(cudaEventDestroy(x->decode_end));
         free(x->offset);
+        free(x->slot);
         free(x->how);
+        free(x->planes);
         free(x->why);
         free(x->err);
         free(x->item_of);
+        free(x->names);
     }
-    for (int k = 0; k < r->b->streams; k++)
+    for (int k = 0; k < r->streams; k++)
         CUDA_CHECK(cudaStreamDestroy(r->lanes[k]));
+    if (r->d_tensor)
+        CUDA_CHECK(cudaFree(r->d_tensor));
     CUDA_CHECK(cudaFreeHost(r->h_samples));
     free(r->bufs);
     free(r->lanes);
     free(r->gpu_decoded);
     free(r->out_index);
+    free(r->list_bits);
+    free(r->list_lengths);
+    free(r->list_items);
+    free(r->list_dests);
     free(r->per_thread);
+    r->bufs = NULL;
 }

@@ -2,43 +2,63 @@
 # tests.sh - the multi-step checks of imgbatch, the batch tool, in
 # tests/06_image_preprocess.cmake. BIN is imgbatch.
 #
-#   tests.sh outputs BIN FIXTURES CHECK_NPY
-#       the .npy files GPU runs write load in NumPy with the right shape
-#       (that part is skipped without NumPy), with --skip-bad counting
-#       only the good images; a decode failure inside the pipeline (a
-#       corrupt file, a file cut short) stops the run naming the file and
-#       leaves no .npy behind. Exit 77 without a GPU.
+#   tests.sh outputs BIN FIXTURES
+#       the .npy files GPU runs write have the shape they announce, with
+#       --skip-bad counting only the good images; a decode failure inside
+#       the pipeline (a corrupt file, a file cut short) stops the run
+#       naming the file and leaves no .npy behind. Exit 77 without a GPU.
 #   tests.sh corpora BIN DIR
 #       writes the JPEG folders the tests read into DIR (no GPU):
 #       baseline, progressive, gray, odd (333 x 217), mixed (37 files, a
-#       quarter progressive)
+#       quarter progressive), wild (40 files of many sizes, 4:2:0, 4:2:2,
+#       4:4:4 and gray, some with restart markers, some with Exif),
+#       wild_bad (24 wild files, the 11th's scan data overwritten with
+#       bytes that hold no marker, the 18th cut in half) and wild_garbage
+#       (the same, but the cut one)
 #   tests.sh routed BIN GPU HYBRID CPU ARGS...
 #       a run that prints PASS and routes GPU images to the GPU (HYBRID
-#       of them by nvJPEG's hybrid path) and CPU images to the CPU
-#       ("routed: ..." line); 77 without a GPU
+#       of them by nvJPEG's hybrid path, or "any") and CPU images to the
+#       CPU ("routed: ..." line); 77 without a GPU
 #   tests.sh repeatable BIN DIR OUT
 #       two runs of the GPU decoder on DIR write identical .npy files
+#   tests.sh npy BIN OUT DESCR SHAPE ARGS...
+#       a run with --out-npy OUT prints PASS; OUT's header names DESCR
+#       ('<f2') and SHAPE ("(40, 3, 48, 64)"), and its size is the header
+#       and the data that shape and type need
+#   tests.sh gpu-vs-cpu BIN OUT gray|rgb ARGS...
+#       ARGS through --decoder gpu and --decoder cpu into uint8 .npy
+#       files: the same header; gray: no level more than 1 apart, at most
+#       5% 1 apart, the mean difference within 0.1; rgb: the mean
+#       |difference| at most 2 levels, the mean difference within 0.5
+#   tests.sh bad BIN DIR NAME...
+#       DIR with --skip-bad prints PASS, names each NAME skipped and
+#       writes a .npy of the other files; DIR without it exits 1 naming
+#       the first NAME
 mode=$1 bin=$2
 shift 2
+# fail MESSAGE LOG: show the log and fail.
+fail() { [ -n "${2:-}" ] && cat "$2"; echo "$1"; exit 1; }
+# passes LOG CMD...: CMD exits 0 with a PASS line (77 is passed on).
+passes() {
+    log=$1
+    shift
+    "$@" >"$log" 2>&1
+    rc=$?
+    [ $rc -eq 77 ] && { cat "$log"; exit 77; }
+    [ $rc -eq 0 ] && grep -q '^PASS' "$log" ||
+        fail "expected PASS from: $*, got exit $rc" "$log"
+}
 case $mode in
 outputs)
-    fixtures=$1 check_npy=$2 out=$1/batch_out
+    fixtures=$1 out=$1/batch_out
     rm -f "$out".*
-    run() {
-        "$bin" "$@" >"$out.log" 2>&1
-        rc=$?
-        if [ $rc -ne 0 ] || ! grep -q '^PASS' "$out.log"; then
-            cat "$out.log"
-            [ $rc -eq 77 ] && exit 77
-            echo "expected PASS from: $bin $*"
-            exit 1
-        fi
-    }
-    run --out-npy "$out.1.npy" "$fixtures/batch"
-    run --skip-bad --out-npy "$out.2.npy" "$fixtures/batch_corrupt"
-    run --skip-bad --out-npy "$out.3.npy" "$fixtures/batch_cut"
-    run --out-npy "$out.4.npy" --resize 40x30 --batch-size 1 --streams 3 \
-        "$fixtures/batch_mixed"
+    passes "$out.log" "$bin" --out-npy "$out.1.npy" "$fixtures/batch"
+    passes "$out.log" "$bin" --skip-bad --out-npy "$out.2.npy" \
+        "$fixtures/batch_corrupt"
+    passes "$out.log" "$bin" --skip-bad --out-npy "$out.3.npy" \
+        "$fixtures/batch_cut"
+    passes "$out.log" "$bin" --out-npy "$out.4.npy" --resize 40x30 \
+        --batch-size 1 --streams 3 "$fixtures/batch_mixed"
     # refused BATCH FILE MESSAGE: the batch stops with exit 1 naming FILE,
     # and leaves no .npy behind.
     refused() {
@@ -47,77 +67,156 @@ outputs)
         left=$(ls "$out".bad.* 2>/dev/null)
         if [ $rc -ne 1 ] || [ -n "$left" ] ||
             ! grep -q "$1/$2: $3" "$out.log"; then
-            cat "$out.log"
-            echo "expected exit 1 naming $2 and no $out.bad.npy;" \
-                "got exit $rc and: $left"
-            exit 1
+            fail "expected exit 1 naming $2 and no $out.bad.npy; got exit \
+$rc and: $left" "$out.log"
         fi
     }
     refused batch_corrupt b.png 'cannot decode'
     refused batch_cut b.bmp 'truncated BMP'
-    if ! python3 -c 'import numpy' 2>/dev/null; then
-        echo "numpy is not installed: the .npy files were not loaded"
-        exit 0
-    fi
-    python3 "$check_npy" "$out.1.npy" --shape 4,23,37 &&
-        python3 "$check_npy" "$out.2.npy" --shape 2,23,37 &&
-        python3 "$check_npy" "$out.3.npy" --shape 2,23,37 &&
-        python3 "$check_npy" "$out.4.npy" --shape 2,30,40 || exit 1
+    for k in "1 (4, 23, 37)" "2 (2, 23, 37)" "3 (2, 23, 37)" \
+        "4 (2, 30, 40)"; do
+        grep -q "'shape': ${k#* }" "$out.${k%% *}.npy" ||
+            fail "$out.${k%% *}.npy: not of shape ${k#* }"
+    done
     ;;
 corpora)
     dir=$1
     mkdir -p "$dir" || exit 1
     mk() {
-        "$bin" --make-corpus "$dir/$1" --count "$2" --size "$3" \
-            --kind "$4" --threads 2 >/dev/null || exit 1
+        name=$1
+        shift
+        "$bin" --make-corpus "$dir/$name" --threads 2 "$@" >/dev/null ||
+            exit 1
     }
-    mk baseline 24 imagenet baseline
-    mk progressive 12 imagenet progressive
-    mk gray 12 imagenet gray
-    mk odd 12 333x217 baseline
-    mk mixed 37 imagenet mixed
+    mk baseline --count 24 --kind baseline
+    mk progressive --count 12 --kind progressive
+    mk gray --count 12 --kind gray
+    mk odd --count 12 --size 333x217
+    mk mixed --count 37 --kind mixed
+    mk wild --count 40 --kind wild --seed 3
+    mk wild_bad --count 24 --kind wild --seed 4
+    # The 11th file: its middle fifth replaced by bytes from 0 to 254, so
+    # that no marker appears and its structure stays whole (the check
+    # before the GPU cannot see it); the 18th: cut in half.
+    bad=$dir/wild_bad/img_00010.jpg
+    size=$(wc -c <"$bad")
+    LC_ALL=C awk -v n=$((size / 5)) 'BEGIN { x = 12345
+        for (i = 0; i < n; i++) {
+            x = (x * 1103515245 + 12345) % 2147483648
+            printf "%c", int(x / 65536) % 255 } }' |
+        dd of="$bad" bs=1 seek=$((size * 2 / 5)) conv=notrunc \
+            status=none || exit 1
+    cut=$dir/wild_bad/img_00017.jpg
+    head -c $(($(wc -c <"$cut") / 2)) "$cut" >"$cut.half" &&
+        mv "$cut.half" "$cut" || exit 1
+    rm -rf "$dir/wild_garbage"
+    cp -r "$dir/wild_bad" "$dir/wild_garbage" &&
+        rm "$dir/wild_garbage/img_00017.jpg" || exit 1
     ;;
 routed)
     gpu=$1 hybrid=$2 cpu=$3
     shift 3
     out=$(mktemp) || exit 1
     trap 'rm -f "$out"' EXIT
-    "$bin" "$@" >"$out" 2>&1
-    rc=$?
-    [ $rc -eq 77 ] && { cat "$out"; exit 77; }
+    passes "$out" "$bin" "$@"
     want="routed: $gpu images decoded on the GPU"
-    [ "$hybrid" -gt 0 ] && want="$want ($hybrid of them by [^)]*)"
-    want="$want, $cpu on the CPU"
-    if [ $rc -ne 0 ] || ! grep -q '^PASS' "$out" ||
-        ! grep -q "^$want" "$out"; then
-        cat "$out"
-        echo "expected exit 0, PASS and '$want', got exit $rc"
-        exit 1
+    if [ "$hybrid" = any ]; then
+        want="$want( \([^)]*\))?"
+    elif [ "$hybrid" -gt 0 ]; then
+        want="$want \($hybrid of them by [^)]*\)"
     fi
+    want="$want, $cpu on the CPU"
+    grep -Eq "^$want" "$out" || fail "expected '$want'" "$out"
     grep -E '^(routed|check|PASS)' "$out"
     ;;
 repeatable)
     dir=$1 out=$2
     rm -f "$out".1.npy "$out".2.npy
     for k in 1 2; do
-        "$bin" --decoder gpu "$dir" --out-npy "$out.$k.npy" >"$out.log" 2>&1
-        rc=$?
-        [ $rc -eq 77 ] && exit 77
-        if [ $rc -ne 0 ] || ! grep -q '^PASS' "$out.log"; then
-            cat "$out.log"
-            echo "run $k: expected PASS, got exit $rc"
-            exit 1
-        fi
+        passes "$out.log" "$bin" --decoder gpu "$dir" --out-npy "$out.$k.npy"
     done
-    if ! cmp "$out.1.npy" "$out.2.npy"; then
-        echo "two GPU decodes of $dir differ"
-        exit 1
-    fi
+    cmp "$out.1.npy" "$out.2.npy" || fail "two GPU decodes of $dir differ"
     echo "two runs, identical tensors: $(wc -c <"$out.1.npy") bytes"
     rm -f "$out".1.npy "$out".2.npy "$out.log"
     ;;
+npy)
+    out=$1 descr=$2 shape=$3
+    shift 3
+    rm -f "$out"
+    passes "$out.log" "$bin" --out-npy "$out" "$@"
+    head -c 128 "$out" | grep -q "{'descr': '$descr', 'fortran_order': \
+False, 'shape': $shape, }" || fail "$out: not '$descr' of shape $shape" \
+        "$out.log"
+    elem=4
+    [ "$descr" = "<f2" ] && elem=2
+    [ "$descr" = "|u1" ] && elem=1
+    count=$(echo "$shape" | tr -d '()' | tr ',' '*')
+    want=$((128 + elem * $count))
+    [ "$(wc -c <"$out")" -eq "$want" ] ||
+        fail "$out: $(wc -c <"$out") bytes, expected $want"
+    grep '^wrote' "$out.log"
+    rm -f "$out" "$out.log"
+    ;;
+gpu-vs-cpu)
+    out=$1 color=$2
+    shift 2
+    for decoder in gpu cpu; do
+        rm -f "$out.$decoder.npy"
+        passes "$out.log" "$bin" --decoder $decoder --dtype uint8 \
+            --out-npy "$out.$decoder.npy" "$@"
+    done
+    g=$out.gpu.npy c=$out.cpu.npy
+    [ "$(wc -c <"$g")" -eq "$(wc -c <"$c")" ] && cmp -s -n 128 "$g" "$c" ||
+        fail "$g and $c differ in size or header"
+    values=$(($(wc -c <"$g") - 128))
+    # cmp -l: each byte that differs, its offset and both bytes in octal.
+    cmp -l "$g" "$c" | awk -v values=$values -v color=$color '
+        function oct(s,   v, i) {
+            v = 0
+            for (i = 1; i <= length(s); i++) v = v * 8 + substr(s, i, 1)
+            return v }
+        { d = oct($2) - oct($3); n++; sum += d; abs += d < 0 ? -d : d
+          if (d > 1 || d < -1) far++ }
+        END {
+            printf "%d of %d values differ (%.3f%%), %d by more than one " \
+                "level, mean difference %+.4f, mean |difference| %.4f\n",
+                n, values, 100 * n / values, far, sum / values, abs / values
+            if (color == "gray")
+                bad = far > 0 || n > 0.05 * values ||
+                      sum > 0.1 * values || -sum > 0.1 * values
+            else
+                bad = abs > 2 * values || sum > 0.5 * values ||
+                      -sum > 0.5 * values
+            exit bad }' || fail "the GPU and CPU tensors differ too much"
+    rm -f "$g" "$c" "$out.log"
+    ;;
+bad)
+    dir=$1
+    shift
+    out=$(mktemp) || exit 1
+    trap 'rm -f "$out"' EXIT
+    npy=$out.npy
+    trap 'rm -f "$out" "$npy"' EXIT
+    passes "$out" "$bin" --skip-bad --resize 64x48 --out-npy "$npy" "$dir"
+    for name in "$@"; do
+        grep -q "^skipped: .*/$name: " "$out" ||
+            fail "--skip-bad: expected a 'skipped: .../$name' line" "$out"
+    done
+    # The .npy holds the others: its shape's first number and its size.
+    good=$(($(ls "$dir" | wc -l) - $#))
+    head -c 128 "$npy" | grep -q "'shape': ($good, 48, 64)" &&
+        [ "$(wc -c <"$npy")" -eq $((128 + good * 48 * 64 * 4)) ] ||
+        fail "--skip-bad: expected $good images in $npy" "$out"
+    grep -E '^(skipped|routed|wrote|PASS)' "$out"
+    "$bin" --resize 64x48 "$dir" >"$out" 2>&1
+    rc=$?
+    [ $rc -eq 1 ] && grep -q "/$1[:,]" "$out" ||
+        fail "without --skip-bad: expected exit 1 naming $1, got $rc" "$out"
+    grep "/$1" "$out" | head -3
+    ;;
 *)
-    echo "usage: tests.sh outputs|corpora|routed|repeatable ..." >&2
+    echo "usage: tests.sh outputs|corpora|routed|repeatable|npy|gpu-vs-cpu|\
+bad ..." >&2
     exit 2
     ;;
 esac

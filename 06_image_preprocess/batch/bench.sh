@@ -1,0 +1,210 @@
+#!/bin/sh
+# bench.sh - imgbatch's benchmark: the table of its README ("Measured"),
+# in one command on a machine with a GPU, after `make` (it builds
+# nothing).
+#
+#   06_image_preprocess/batch/bench.sh OUT_DIR [--count N] [--bin FILE]
+#                                      [--photos-only]
+#
+#  1. Photographs: those Python packages ship (scikit-image's data:
+#     astronaut, coffee, chelsea, rocket, hubble_deep_field, ...;
+#     scikit-learn's china.jpg and flower.jpg; matplotlib's
+#     grace_hopper.jpg), copied into OUT_DIR/photos, a missing package
+#     skipped (BENCH_PHOTOS=DIR takes DIR's instead). Without any, the
+#     corpora are drawn by imgbatch's own generator, and a line says so.
+#  2. Corpora of N files each (default 2000), cut from the photographs
+#     (imgbatch --make-corpus --from): wild (333 to 640 pixels a side,
+#     chroma mixed: 4:2:0 mostly, 4:2:2, 4:4:4, gray), wild420 (the same
+#     sizes, all 4:2:0), same (500 x 375, 4:2:0), same_mixed (500 x 375,
+#     chroma mixed).
+#  3. Each case of the table: imgbatch with the tensor kept on the GPU
+#     (--keep-on-gpu --repeat 7), torchvision doing the same at its best
+#     list size of 32, 64, 128 and 256 (bench_torchvision.py, 7 passes
+#     each), nvJPEG's bare batched decode where the case has one
+#     (--bare-decode); imgbatch through the backends a GPU without the
+#     hardware decoder would take (forced).
+#  4. One table on stdout: images/s, median and spread (min-max) over
+#     the passes, to three significant digits, and imgbatch over
+#     torchvision; each case's "limited by" line; every run's output in
+#     OUT_DIR/logs.
+#
+# Exit status: 0; 1 a run failed (its log named); 2 usage error; 77 no
+# usable GPU (found by the first imgbatch run, after the corpora).
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+usage() { echo "bench.sh: $* (usage: bench.sh OUT_DIR [--count N]" \
+    "[--bin FILE] [--photos-only])" >&2; exit 2; }
+out= count=2000 bin=$here/../../build/bin/imgbatch photos_only=
+while [ $# -gt 0 ]; do
+    case $1 in
+    --count) [ $# -ge 2 ] || usage "--count needs a value"
+        count=$2; shift 2 ;;
+    --bin) [ $# -ge 2 ] || usage "--bin needs a value"
+        bin=$2; shift 2 ;;
+    --photos-only) photos_only=1; shift ;;
+    -*) usage "unknown option '$1'" ;;
+    *) [ -z "$out" ] || usage "unexpected argument '$1'"
+        out=$1; shift ;;
+    esac
+done
+[ -n "$out" ] || usage "give the folder for the corpora and logs"
+case $count in ''|*[!0-9]*|0) usage "--count: '$count' is not a whole \
+number above 0" ;; esac
+python=${PYTHON:-python3}
+mkdir -p "$out/logs" || exit 1
+
+# 1. Photographs.
+photos=$out/photos
+if [ -n "${BENCH_PHOTOS:-}" ]; then
+    photos=$BENCH_PHOTOS
+    echo "photographs: those in $photos (BENCH_PHOTOS)"
+else
+    rm -rf "$photos" && mkdir -p "$photos" || exit 1
+    "$python" - "$photos" <<'EOF'
+import os, shutil, sys
+dest, found, where = sys.argv[1], [], []
+def take(folder, names, package):
+    for name in names:
+        path = os.path.join(folder, name)
+        if os.path.isfile(path):
+            shutil.copyfile(path, os.path.join(dest, name))
+            found.append(name)
+            if package not in where:
+                where.append(package)
+try:
+    import skimage
+    take(os.path.join(os.path.dirname(skimage.__file__), "data"),
+         ["astronaut.png", "coffee.png", "chelsea.png", "rocket.jpg",
+          "hubble_deep_field.jpg", "camera.png", "coins.png", "moon.png",
+          "brick.png", "grass.png", "gravel.png", "retina.jpg", "ihc.png",
+          "motorcycle_left.png", "motorcycle_right.png", "cell.png"],
+         "scikit-image")
+except ImportError:
+    pass
+try:
+    import sklearn
+    take(os.path.join(os.path.dirname(sklearn.__file__), "datasets",
+                      "images"), ["china.jpg", "flower.jpg"], "scikit-learn")
+except ImportError:
+    pass
+try:
+    import matplotlib
+    take(os.path.join(matplotlib.get_data_path(), "sample_data"),
+         ["grace_hopper.jpg"], "matplotlib")
+except ImportError:
+    pass
+print(f"photographs: {len(found)} from {', '.join(where) or 'no package'}"
+      f"{': ' + ' '.join(found) if found else ''}")
+EOF
+fi
+from="--from $photos"
+if [ -z "$(ls -A "$photos" 2>/dev/null)" ]; then
+    echo "photographs: none found (scikit-image, scikit-learn, matplotlib);" \
+        "the corpora are drawn by imgbatch's own generator"
+    from=
+fi
+[ -n "$photos_only" ] && exit 0
+[ -x "$bin" ] || { echo "bench.sh: $bin: no imgbatch (run make first)" >&2
+    exit 1; }
+
+# 2. Corpora.
+mk() {
+    name=$1
+    shift
+    rm -rf "${out:?}/$name"
+    "$bin" --make-corpus "$out/$name" --count "$count" $from "$@" \
+        >"$out/logs/corpus-$name.log" 2>&1 ||
+        { cat "$out/logs/corpus-$name.log"; exit 1; }
+    grep -v '^photographs:' "$out/logs/corpus-$name.log" |
+        sed "1s/^corpus: /corpus $name: /"
+}
+mk wild --kind wild
+mk wild420 --kind wild --chroma 420
+mk same --kind baseline --size 500x375
+mk same_mixed --kind wild --size 500x375
+
+# 3. The cases: name, corpus, transform (the same options for both).
+rgb="--color rgb --dtype float16 --mean 0.485,0.456,0.406 \
+--std 0.229,0.224,0.225"
+cases="same|same||bare
+same_mixed|same_mixed||bare
+wild_224|wild|--resize 224x224|bare
+wild420_224|wild420|--resize 224x224|bare
+wild_224_rgb_f16|wild|--resize 224x224 $rgb|
+wild_crop_rgb_f16|wild|--resize-short 256 --crop 224x224 $rgb|
+wild_224_gpu_hybrid|wild|--resize 224x224 --nvjpeg-backend gpu-hybrid|-
+wild_224_hybrid|wild|--resize 224x224 --nvjpeg-backend hybrid|-"
+results=$out/results.txt
+: >"$results"
+# rate LOG PATTERN: "median min max" from imgbatch's line PATTERN.
+rate() {
+    sed -n "s/.*$2 \([0-9.]*\) images\/s[a-z ]*(min \([0-9.]*\), max \
+\([0-9.]*\).*/\1 \2 \3/p" "$1" | head -n 1
+}
+failed=
+echo "$cases" | while IFS='|' read -r name corpus transform bare; do
+    log=$out/logs/imgbatch-$name.log
+    "$bin" "$out/$corpus" --keep-on-gpu --repeat 7 $transform >"$log" 2>&1
+    rc=$?
+    if [ $rc -eq 77 ]; then
+        tail -n 1 "$log"
+        echo "bench.sh: no usable GPU: the corpora are in $out; nothing" \
+            "measured" >&2
+        exit 77
+    fi
+    grep -q '^PASS' "$log" || { echo "bench.sh: imgbatch failed: $log" >&2
+        echo "$name FAILED" >>"$results"; continue; }
+    set -- $(rate "$log" "throughput:")
+    line="$name $1 $2 $3"
+    if [ "$bare" = bare ]; then
+        blog=$out/logs/bare-$name.log
+        "$bin" "$out/$corpus" --bare-decode --repeat 7 $transform \
+            >"$blog" 2>&1
+        set -- $(rate "$blog" "decode:")
+        line="$line ${1:--} ${2:--} ${3:--}"
+    else
+        line="$line - - -"
+    fi
+    if [ "$bare" != - ]; then
+        tlog=$out/logs/torchvision-$name.log
+        "$python" "$here/bench_torchvision.py" "$out/$corpus" $transform \
+            --label "$name" >"$tlog" 2>&1
+        set -- $(sed -n 's/^RESULT .* list=\([0-9]*\) median=\([0-9.]*\) \
+min=\([0-9.]*\) max=\([0-9.]*\)$/\2 \3 \4 \1/p' "$tlog")
+        line="$line ${1:--} ${2:--} ${3:--} ${4:--}"
+    else
+        line="$line - - - -"
+    fi
+    echo "$line" >>"$results"
+    echo "$name: $(grep '^limited by:' "$log")"
+done
+rc=$?
+[ $rc -eq 77 ] && exit 77
+
+# 4. The table.
+echo
+awk '
+function commas(n,   s, r) {
+    s = sprintf("%d", n)
+    r = ""
+    while (length(s) > 3) {
+        r = "," substr(s, length(s) - 2) r
+        s = substr(s, 1, length(s) - 3) }
+    return s r }
+function sig3(x,   e) {
+    if (x == "-" || x == "") return "-"
+    if (x < 100) return sprintf("%.3g", x)
+    e = int(log(x) / log(10)) - 2
+    return commas(int(x / 10 ^ e + 0.5) * 10 ^ e) }
+function span(m, lo, hi) {
+    return m == "-" ? "-" : sig3(m) " (" sig3(lo) "-" sig3(hi) ")" }
+BEGIN {
+    printf "%-20s %-24s %-24s %-24s %s\n", "case (img/s)", "imgbatch",
+        "nvJPEG bare", "torchvision best", "imgbatch / torchvision" }
+$2 == "FAILED" { printf "%-20s FAILED\n", $1; next }
+{   tv = $8 == "-" ? "-" : span($8, $9, $10) " @" $11
+    ratio = $8 == "-" ? "-" : sprintf("%.2f", $2 / $8)
+    printf "%-20s %-24s %-24s %-24s %s\n", $1, span($2, $3, $4),
+        span($5, $6, $7), tv, ratio }' "$results"
+grep -q FAILED "$results" && exit 1
+exit 0

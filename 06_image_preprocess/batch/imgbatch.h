@@ -1,0 +1,165 @@
+/* imgbatch.h - a folder of images into a tensor on the GPU, batch by
+ * batch, from C: the batch tool (imgbatch) as a library.
+ *
+ *   imgbatch_options o;
+ *   imgbatch_defaults(&o);                 gray, float32, x / 255, flipped
+ *   o.folder = "images/";
+ *   o.resize_width = o.resize_height = 224;
+ *   imgbatch *b;
+ *   if (imgbatch_open(&b, &o) != IMGBATCH_OK)
+ *       fprintf(stderr, "%s\n", imgbatch_failure_reason());
+ *   imgbatch_batch x;
+ *   while (imgbatch_next(b, &x) == 1)      x.data: x.count images, NCHW
+ *       my_kernel<<<grid, block, 0, x.stream>>>(x.data, x.count);
+ *   imgbatch_close(b);
+ *
+ * JPEGs are decoded by nvJPEG on the GPU (its hardware decoder where
+ * there is one), other images by stb_image on CPU threads; every image
+ * is resized, normalized and flipped by one kernel per batch. Failures
+ * return a status and leave a line in imgbatch_failure_reason() (per
+ * thread); a CUDA or nvJPEG call that fails whatever the input prints
+ * file:line and the call and exits 1, as everywhere in this course.
+ * nvJPEG's hardware decoder does not report every corrupt scan: such a
+ * file's image is whatever it decoded. The imgbatch tool finds these by
+ * decoding every file again with stb_image; this library does not.
+ * Link with the batch tool's objects (06_image_preprocess/extra.mk).
+ */
+#ifndef IMGBATCH_H
+#define IMGBATCH_H
+
+#include <stddef.h>
+
+#include <cuda_runtime_api.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct imgbatch imgbatch;
+
+typedef enum { IMGBATCH_GRAY = 1, IMGBATCH_RGB = 3 } imgbatch_color;
+/* float32 and float16: (x / 255 - mean) / std; uint8: x itself. */
+typedef enum {
+    IMGBATCH_FLOAT32,
+    IMGBATCH_FLOAT16,
+    IMGBATCH_UINT8
+} imgbatch_dtype;
+/* Where JPEGs are decoded: the GPU where it can, the GPU or fail, the
+ * CPU. Other images are always decoded on the CPU. */
+typedef enum {
+    IMGBATCH_DECODER_AUTO,
+    IMGBATCH_DECODER_GPU,
+    IMGBATCH_DECODER_CPU
+} imgbatch_decoder;
+/* nvJPEG's backend: the hardware decoder, else the GPU hybrid one
+ * (auto); one of them (or fail); or every JPEG through nvJPEG's hybrid
+ * path (Huffman decoding on the reader threads, the rest on the GPU). */
+typedef enum {
+    IMGBATCH_BACKEND_AUTO,
+    IMGBATCH_BACKEND_HARDWARE,
+    IMGBATCH_BACKEND_GPU_HYBRID,
+    IMGBATCH_BACKEND_HYBRID
+} imgbatch_backend;
+
+typedef struct {
+    /* the images: a folder's image files (by name), or files, or a file
+     * that lists them (one path a line); exactly one of the three */
+    const char *folder;
+    const char *const *files;
+    size_t n_files;
+    const char *list;
+    /* the tensor: N images of channels x height x width, NCHW */
+    imgbatch_color color;
+    imgbatch_dtype dtype;
+    /* the size: every image resized to resize_width x resize_height, or
+     * its short side scaled to resize_short and the centre crop_width x
+     * crop_height taken (bilinear, pixel centres aligned, no
+     * antialiasing); all 0: every image must have the first one's size */
+    size_t resize_width, resize_height;
+    size_t resize_short, crop_width, crop_height;
+    float mean[3], std[3];     /* per channel; std > 0 */
+    int flip;                  /* mirror each image left to right */
+    /* keep the whole tensor on the GPU when it fits (imgbatch_info says
+     * where), so that each batch is a slice of it; else, and by
+     * default, batches take turns in a few buffers */
+    int keep_whole;
+    int copy_to_host;          /* also copy each batch to pinned memory */
+    /* the work */
+    int skip_bad;              /* leave out (and count) unusable files */
+    size_t max_pixels;         /* refuse a file whose header says more */
+    size_t batch_size;         /* images a batch; 0: by their size */
+    int threads;               /* CPU reader threads; 0: one per core */
+    int streams;               /* batches in flight on the GPU; 0: 2 */
+    imgbatch_decoder decoder;
+    imgbatch_backend backend;
+    int device;                /* the CUDA device */
+    int verbose;               /* say what it does, on stdout */
+} imgbatch_options;
+
+typedef enum {
+    IMGBATCH_OK = 0,
+    IMGBATCH_ERR_OPTIONS,      /* options that do not go together */
+    IMGBATCH_ERR_INPUT,        /* a file or folder that cannot be used */
+    IMGBATCH_ERR_NO_DEVICE,    /* no usable CUDA device */
+    IMGBATCH_ERR_MEMORY        /* not enough host or GPU memory */
+} imgbatch_status;
+
+/* One batch. Its data, host copy and names stay valid until the next
+ * call of imgbatch_next, imgbatch_rewind or imgbatch_close; work that
+ * reads data must be enqueued on `stream` before that call (the buffer
+ * is refilled after it, once that work is done), or be finished by
+ * then. With the whole tensor kept (imgbatch_info.tensor), data is its
+ * slice and stays until the next pass writes it again. count may be 0:
+ * every file of the batch was skipped. */
+typedef struct {
+    void *data;                /* on the GPU */
+    size_t count, channels, height, width;
+    imgbatch_dtype dtype;
+    size_t bytes;              /* of data */
+    size_t first;              /* index of its first image in the tensor */
+    cudaStream_t stream;       /* its decode and kernel were enqueued here */
+    cudaEvent_t ready;         /* recorded after them */
+    const char *const *files;  /* count paths, in the tensor's order */
+    const void *host;          /* copy_to_host: the same, once ready */
+} imgbatch_batch;
+
+typedef struct {
+    size_t images;             /* files that passed the checks */
+    size_t channels, height, width;
+    imgbatch_dtype dtype;
+    size_t image_bytes;        /* one image of the tensor */
+    size_t batch_images;       /* the most a batch holds */
+    void *tensor;              /* keep_whole and it fit: the whole */
+    size_t tensor_bytes;       /* (images, ...) tensor, else NULL */
+} imgbatch_info;
+
+/* Gray, float32, mean 0 and std 1 (x / 255), flipped (the tutorial's
+ * steps), 16384 x 16384 pixels at most, device 0, the rest 0. */
+void imgbatch_defaults(imgbatch_options *o);
+
+/* Checks the options and every file (its header, its size), then opens
+ * the GPU and its decoders and allocates every buffer. Returns
+ * IMGBATCH_OK and *out, or a status with a reason. */
+imgbatch_status imgbatch_open(imgbatch **out, const imgbatch_options *o);
+
+/* The next batch, enqueued on the GPU: 1, with *batch; 0 when every file
+ * has been through (a pass); -1 when a file cannot be used (not
+ * skip_bad): the reason names it, and the loader can only be closed. */
+int imgbatch_next(imgbatch *b, imgbatch_batch *batch);
+
+/* Starts another pass over the files (after the last one ends). */
+void imgbatch_rewind(imgbatch *b);
+
+void imgbatch_get_info(const imgbatch *b, imgbatch_info *info);
+
+/* Waits for the GPU and frees everything. NULL does nothing. */
+void imgbatch_close(imgbatch *b);
+
+/* The reason of this thread's last failure, one line. */
+const char *imgbatch_failure_reason(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* IMGBATCH_H */

@@ -1,0 +1,351 @@
+/* imgbatch_api.cu - the batch tool as a library (imgbatch.h): the
+ * options checked, the files collected and checked, the device, the
+ * decoders and the pipeline opened; batches handed out one by one
+ * (pipeline.cu); everything closed. The CLI (imgbatch.cu) and the
+ * example (example.cu) both go through it. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cuda_runtime.h>
+
+#include "check.h"
+#include "device.h"
+#include "timing.h"
+
+#include "imgbatch.h"
+#include "pipeline.h"
+
+#ifndef CM_BUILT_SMS
+#define CM_BUILT_SMS ""
+#endif
+
+/* Images a batch by default: as many as make BATCH_PIXELS samples of
+ * decoded planes or of tensor, whichever is larger, so that each buffer
+ * stays near 640 MiB of device memory, from 16 to 256. */
+static const size_t BATCH_PIXELS = (size_t)1 << 27;
+static const size_t MIN_DEFAULT_BATCH = 16, MAX_DEFAULT_BATCH = 256;
+static const int DEFAULT_STREAMS = 2;
+
+struct imgbatch {
+    imgbatch_options o;
+    path_list list;
+    batch_source src;
+    tf_spec spec;
+    size_t *bytes, skipped, file_bytes, jpegs;
+    decoder_plan plan;
+    decoder *dec;
+    reader_pool *pool;
+    batch_run run;
+    int passing, done;
+};
+
+/* cm_select_device's checks, returning a reason instead of exiting. */
+static imgbatch_status select_device(int index, int verbose)
+{
+    const char *no = "no usable CUDA device: ";
+    int count = 0, driver = 0, runtime = 0;
+    cudaError_t err = cudaGetDeviceCount(&count);
+    if (err == cudaErrorInsufficientDriver) {
+        (void)cudaDriverGetVersion(&driver);
+        (void)cudaRuntimeGetVersion(&runtime);
+        if (driver == 0)
+            return ib_fail(IMGBATCH_ERR_NO_DEVICE, "%sno NVIDIA driver or GPU "
+                        "found", no);
+        return ib_fail(IMGBATCH_ERR_NO_DEVICE, "%sthe NVIDIA driver supports "
+                    "CUDA %d.%d, older than this program's CUDA runtime "
+                    "%d.%d", no, driver / 1000, driver % 1000 / 10,
+                    runtime / 1000, runtime % 1000 / 10);
+    }
+    if (err == cudaErrorNoDevice || (err == cudaSuccess && count == 0))
+        return ib_fail(IMGBATCH_ERR_NO_DEVICE, "%sthe driver reports no GPU "
+                    "(check nvidia-smi and CUDA_VISIBLE_DEVICES)", no);
+    if (err != cudaSuccess)
+        return ib_fail(IMGBATCH_ERR_NO_DEVICE, "%s%s: %s", no,
+                    cudaGetErrorName(err), cudaGetErrorString(err));
+    if (index < 0 || index >= count)
+        return ib_fail(IMGBATCH_ERR_NO_DEVICE, "%sdevice %d asked for, but "
+                    "there %s %d", no, index, count == 1 ? "is" : "are",
+                    count);
+    struct cudaDeviceProp prop;
+    CUDA_CHECK(cudaGetDeviceProperties(&prop, index));
+    if (!cm_sms_can_run(CM_BUILT_SMS, prop.major, prop.minor))
+        return ib_fail(IMGBATCH_ERR_NO_DEVICE, "%sdevice %d (%s) has compute "
+                    "capability %d.%d, but this program was built for "
+                    "SMS=\"%s\"", no, index, prop.name, prop.major,
+                    prop.minor, CM_BUILT_SMS);
+    err = cudaSetDevice(index);
+    if (err == cudaSuccess)
+        err = cudaFree(0);  /* the context, now */
+    if (err != cudaSuccess)
+        return ib_fail(IMGBATCH_ERR_NO_DEVICE, "%sdevice %d (%s) takes no new "
+                    "process now [%s]", no, index, prop.name,
+                    cudaGetErrorName(err));
+    CUDA_CHECK(cudaDriverGetVersion(&driver));
+    CUDA_CHECK(cudaRuntimeGetVersion(&runtime));
+    if (verbose)
+        printf("device %d: %s, compute capability %d.%d, %.2f GiB, %d SMs "
+               "(driver CUDA %d.%d, runtime %d.%d)\n", index, prop.name,
+               prop.major, prop.minor,
+               (double)prop.totalGlobalMem / (1024.0 * 1024.0 * 1024.0),
+               prop.multiProcessorCount, driver / 1000, driver % 1000 / 10,
+               runtime / 1000, runtime % 1000 / 10);
+    return IMGBATCH_OK;
+}
+
+/* "transform: resized to 224 x 224 (bilinear, no antialiasing), RGB
+ * planes, flipped left-right, float16, (x / 255 - mean) / std with
+ * mean 0.485,0.456,0.406 and std 0.229,0.224,0.225" */
+static void say_transform(const tf_spec *s)
+{
+    char size[128], values[160];
+    if (s->mode == TF_SAME)
+        snprintf(size, sizeof size, "every image as it is, %zu x %zu",
+                 s->out_w, s->out_h);
+    else if (s->mode == TF_RESIZE)
+        snprintf(size, sizeof size, "resized to %zu x %zu (bilinear, no "
+                 "antialiasing)", s->out_w, s->out_h);
+    else
+        snprintf(size, sizeof size, "short side scaled to %zu, the centre "
+                 "%zu x %zu (bilinear, no antialiasing)", s->short_side,
+                 s->out_w, s->out_h);
+    int plain = 1;
+    for (int c = 0; c < s->channels; c++)
+        plain &= s->mean[c] == 0.0f && s->std[c] == 1.0f;
+    if (s->dtype == TF_UINT8)
+        snprintf(values, sizeof values, "the levels x");
+    else if (plain)
+        snprintf(values, sizeof values, "x / 255");
+    else if (s->channels == 1)
+        snprintf(values, sizeof values, "(x / 255 - %g) / %g", s->mean[0],
+                 s->std[0]);
+    else
+        snprintf(values, sizeof values, "(x / 255 - mean) / std with mean "
+                 "%g,%g,%g and std %g,%g,%g", s->mean[0], s->mean[1],
+                 s->mean[2], s->std[0], s->std[1], s->std[2]);
+    printf("transform: %s, %s, %s, %s: %s\n", size,
+           s->channels == 3 ? "RGB planes" : "gray",
+           s->flip ? "flipped left-right" : "not flipped",
+           tf_dtype_name(s->dtype), values);
+}
+
+/* The files, collected and each checked (no GPU yet). */
+static imgbatch_status open_files(imgbatch *b)
+{
+    const imgbatch_options *o = &b->o;
+    char err[BATCH_ERR_LEN];
+    char *folder[1] = {(char *)o->folder};
+    char **args = o->folder ? folder : (char **)o->files;
+    int n = o->folder ? 1 : (int)o->n_files;
+    if (inputs_collect(o->list ? NULL : args, o->list ? 0 : n, o->list,
+                       &b->list, err, sizeof err) != 0)
+        return ib_fail(IMGBATCH_ERR_INPUT, "%s", err);
+    b->src.list = &b->list;
+    b->src.channels = b->spec.channels;
+    b->src.spec = &b->spec;
+    b->src.max_pixels = o->max_pixels;
+    double start = cm_now_ms();
+    size_t files = b->list.count;
+    if (inputs_check(&b->src, o->skip_bad, o->verbose, &b->skipped,
+                     &b->file_bytes, err, sizeof err) != 0)
+        return ib_fail(IMGBATCH_ERR_INPUT, "%s", err);
+    if (b->spec.mode == TF_SAME) {
+        b->spec.out_w = b->src.same_width;
+        b->spec.out_h = b->src.same_height;
+    }
+    b->bytes = (size_t *)calloc(b->list.count, sizeof(size_t));
+    if (!b->bytes)
+        return ib_fail(IMGBATCH_ERR_MEMORY, "not enough memory for the file "
+                    "sizes");
+    if (inputs_survey(&b->list, b->bytes, &b->jpegs, err, sizeof err) != 0)
+        return ib_fail(IMGBATCH_ERR_INPUT, "%s", err);
+    if (!o->verbose)
+        return IMGBATCH_OK;
+    size_t min_w = SIZE_MAX, max_w = 0, min_h = SIZE_MAX, max_h = 0;
+    for (size_t i = 0; i < b->list.count; i++) {
+        size_t w = b->src.width[i], h = b->src.height[i];
+        min_w = w < min_w ? w : min_w;
+        max_w = w > max_w ? w : max_w;
+        min_h = h < min_h ? h : min_h;
+        max_h = h > max_h ? h : max_h;
+    }
+    printf("batch: %zu images of %zu files (%zu skipped), %zu to %zu x %zu "
+           "to %zu pixels, checked in %.1f ms\n", b->list.count, files,
+           b->skipped, min_w, max_w, min_h, max_h, cm_now_ms() - start);
+    say_transform(&b->spec);
+    return IMGBATCH_OK;
+}
+
+static size_t batch_size(const imgbatch *b)
+{
+    size_t n = b->list.count, sum = 0;
+    for (size_t i = 0; i < n; i++)
+        sum += b->src.width[i] * b->src.height[i];
+    size_t planes = sum / n, out = b->spec.out_w * b->spec.out_h;
+    size_t pixels = (planes > out ? planes : out) *
+                    (size_t)b->spec.channels;
+    size_t by_size = BATCH_PIXELS / (pixels ? pixels : 1);
+    size_t m = b->o.batch_size ? b->o.batch_size
+               : by_size > MAX_DEFAULT_BATCH ? MAX_DEFAULT_BATCH
+               : by_size < MIN_DEFAULT_BATCH ? MIN_DEFAULT_BATCH
+                                             : by_size;
+    return m < n ? m : n;
+}
+
+imgbatch_status imgbatch_open(imgbatch **out, const imgbatch_options *o)
+{
+    *out = NULL;
+    imgbatch *b = (imgbatch *)calloc(1, sizeof *b);
+    if (!b)
+        return ib_fail(IMGBATCH_ERR_MEMORY, "not enough memory");
+    b->o = *o;
+    imgbatch_status st = ib_check_options(o, &b->spec);
+    if (st == IMGBATCH_OK)
+        st = open_files(b);
+    if (st != IMGBATCH_OK) {
+        imgbatch_close(b);
+        return st;
+    }
+    b->plan = decoder_choose((decoder_request)o->decoder, nj_built(),
+                             b->jpegs > 0);
+    int threads = o->threads ? o->threads : inputs_default_threads();
+    int streams = o->streams ? o->streams : DEFAULT_STREAMS;
+    size_t max_batch = batch_size(b);
+    if (b->plan.fail)
+        st = ib_fail(IMGBATCH_ERR_INPUT, "%s", b->plan.note);
+    if (st == IMGBATCH_OK)
+        st = select_device(o->device, o->verbose);
+    if (st == IMGBATCH_OK && !(b->pool = rp_start(threads)))
+        st = ib_fail(IMGBATCH_ERR_MEMORY, "cannot start the reader threads");
+    if (st != IMGBATCH_OK) {
+        imgbatch_close(b);
+        return st;
+    }
+    if (o->verbose && b->plan.note)
+        printf("decoder: %s\n", b->plan.note);
+    size_t max_w = 0, max_h = 0, free0, free1, total;
+    for (size_t i = 0; i < b->list.count; i++) {
+        max_w = b->src.width[i] > max_w ? b->src.width[i] : max_w;
+        max_h = b->src.height[i] > max_h ? b->src.height[i] : max_h;
+    }
+    decoder_config dc = {.plan = &b->plan, .src = &b->src,
+                         .max_batch = (int)max_batch, .threads = threads,
+                         .states = streams, .max_width = max_w,
+                         .max_height = max_h,
+                         .backend = (nj_backend)o->backend};
+    char why[BATCH_ERR_LEN];
+    CUDA_CHECK(cudaMemGetInfo(&free0, &total));
+    b->dec = decoder_open(&dc, why, sizeof why);
+    if (!b->dec) {
+        imgbatch_close(b);
+        return ib_fail(IMGBATCH_ERR_INPUT, "%s", why);
+    }
+    CUDA_CHECK(cudaMemGetInfo(&free1, &total));
+    if (o->verbose)
+        printf("decoder: %s; %d reader threads (CPU decodes: stb_image), "
+               "batches of %zu images\n", decoder_describe(b->dec), threads,
+               max_batch);
+    batch_run *r = &b->run;
+    r->o = &b->o;
+    r->src = &b->src;
+    r->spec = &b->spec;
+    r->bytes = b->bytes;
+    r->dec = b->dec;
+    r->pool = b->pool;
+    r->threads = threads;
+    r->streams = streams;
+    r->max_batch = max_batch;
+    r->nvjpeg_device_bytes = free0 > free1 ? free0 - free1 : 0;
+    if (pipeline_start(r, why, sizeof why) != 0) {
+        imgbatch_close(b);
+        return ib_fail(IMGBATCH_ERR_MEMORY, "%s", why);
+    }
+    *out = b;
+    return IMGBATCH_OK;
+}
+
+int imgbatch_next(imgbatch *b, imgbatch_batch *out)
+{
+    batch_run *r = &b->run;
+    if (r->failed) {
+        ib_fail(IMGBATCH_ERR_INPUT, "%s", r->error);
+        return -1;
+    }
+    if (b->done)
+        return 0;
+    if (!b->passing) {
+        pipeline_begin(r);
+        b->passing = 1;
+    }
+    batch_buf *x;
+    int rc = pipeline_next(r, &x);
+    if (rc == 0) {
+        b->passing = 0;
+        b->done = 1;
+        r->quiet = 1;  /* a skipped file is said once */
+    }
+    if (rc < 0)
+        ib_fail(IMGBATCH_ERR_INPUT, "%s", r->error);
+    if (rc != 1)
+        return rc;
+    memset(out, 0, sizeof *out);
+    out->data = x->d_out;
+    out->count = x->good;
+    out->channels = (size_t)b->spec.channels;
+    out->height = b->spec.out_h;
+    out->width = b->spec.out_w;
+    out->dtype = b->o.dtype;
+    out->bytes = x->good * r->image_bytes;
+    out->first = x->out_first;
+    out->stream = r->lanes[x->lane];
+    out->ready = x->done;
+    out->files = x->names;
+    out->host = x->h_out;
+    return 1;
+}
+
+void imgbatch_rewind(imgbatch *b)
+{
+    if (b->passing)
+        pipeline_drain(&b->run);
+    b->passing = b->done = 0;
+}
+
+void imgbatch_get_info(const imgbatch *b, imgbatch_info *info)
+{
+    const batch_run *r = &b->run;
+    memset(info, 0, sizeof *info);
+    info->images = b->list.count;
+    info->channels = (size_t)b->spec.channels;
+    info->height = b->spec.out_h;
+    info->width = b->spec.out_w;
+    info->dtype = b->o.dtype;
+    info->image_bytes = r->image_bytes;
+    info->batch_images = r->max_batch;
+    info->tensor = r->d_tensor;
+    info->tensor_bytes = r->d_tensor ? r->tensor_bytes : 0;
+}
+
+void imgbatch_close(imgbatch *b)
+{
+    if (!b)
+        return;
+    if (b->run.bufs)
+        pipeline_stop(&b->run);
+    decoder_close(b->dec);
+    if (b->pool)
+        rp_stop(b->pool);
+    inputs_free(&b->src);
+    path_list_free(&b->list);
+    free(b->bytes);
+    free(b);
+}
+
+batch_run *imgbatch_run(imgbatch *b) { return &b->run; }
+
+void imgbatch_file_counts(const imgbatch *b, size_t *skipped,
+                          size_t *file_bytes)
+{
+    *skipped = b->skipped;
+    *file_bytes = b->file_bytes;
+}

@@ -1,0 +1,83 @@
+/* test_06_api.c - the batch tool's library options (imgbatch.h,
+ * batch/imgbatch_options.c), without a GPU: the defaults are the
+ * tutorial's steps, each option lands in the tensor's spec, and options
+ * that cannot go together are refused with a status and a reason. */
+#include "test.h"
+#include "../06_image_preprocess/batch/imgbatch.h"
+#include "../06_image_preprocess/batch/pipeline.h"
+
+#include <string.h>
+
+/* The status of o (its reason: imgbatch_failure_reason()). */
+static imgbatch_status check(const imgbatch_options *o, tf_spec *s)
+{
+    return ib_check_options(o, s);
+}
+
+int main(void)
+{
+    imgbatch_options o;
+    tf_spec s;
+    imgbatch_defaults(&o);
+    EXPECT(o.color == IMGBATCH_GRAY && o.dtype == IMGBATCH_FLOAT32 &&
+           o.flip == 1 && o.std[2] == 1.0f && o.mean[0] == 0.0f &&
+           o.max_pixels > 0 && !o.keep_whole && !o.copy_to_host);
+    /* No images: refused, with a reason. */
+    EXPECT(check(&o, &s) == IMGBATCH_ERR_OPTIONS &&
+           strstr(imgbatch_failure_reason(), "folder"));
+    o.folder = "photos";
+    EXPECT(check(&o, &s) == IMGBATCH_OK && s.mode == TF_SAME &&
+           s.channels == 1 && s.dtype == TF_FLOAT32 && s.flip);
+    o.list = "files.txt";  /* two sources */
+    EXPECT(check(&o, &s) == IMGBATCH_ERR_OPTIONS);
+    o.list = NULL;
+
+    /* Resize, or the short side and a crop: one or the other, whole. */
+    o.resize_width = 224;
+    EXPECT(check(&o, &s) == IMGBATCH_ERR_OPTIONS);
+    o.resize_height = 160;
+    EXPECT(check(&o, &s) == IMGBATCH_OK && s.mode == TF_RESIZE &&
+           s.out_w == 224 && s.out_h == 160);
+    o.resize_short = 256;
+    o.crop_width = o.crop_height = 224;
+    EXPECT(check(&o, &s) == IMGBATCH_ERR_OPTIONS);
+    o.resize_width = o.resize_height = 0;
+    EXPECT(check(&o, &s) == IMGBATCH_OK && s.mode == TF_SHORT_CROP &&
+           s.short_side == 256 && s.out_w == 224);
+    o.crop_width = 300;  /* larger than the short side */
+    EXPECT(check(&o, &s) == IMGBATCH_ERR_OPTIONS &&
+           strstr(imgbatch_failure_reason(), "larger than"));
+    o.crop_width = 224;
+    o.resize_short = 40000;
+    EXPECT(check(&o, &s) == IMGBATCH_ERR_OPTIONS);
+    o.resize_short = 256;
+
+    /* RGB float16 with a mean and std; not with uint8; std above 0. */
+    o.color = IMGBATCH_RGB;
+    o.dtype = IMGBATCH_FLOAT16;
+    o.mean[1] = 0.456f;
+    o.std[1] = 0.224f;
+    EXPECT(check(&o, &s) == IMGBATCH_OK && s.channels == 3 &&
+           s.dtype == TF_FLOAT16 && s.mean[1] == 0.456f &&
+           s.std[1] == 0.224f);
+    o.dtype = IMGBATCH_UINT8;
+    EXPECT(check(&o, &s) == IMGBATCH_ERR_OPTIONS &&
+           strstr(imgbatch_failure_reason(), "uint8"));
+    o.dtype = IMGBATCH_FLOAT32;
+    o.std[2] = 0;
+    EXPECT(check(&o, &s) == IMGBATCH_ERR_OPTIONS);
+    o.std[2] = 1;
+
+    /* A backend with the CPU decoder, a batch too large, a bad color. */
+    o.backend = IMGBATCH_BACKEND_HYBRID;
+    o.decoder = IMGBATCH_DECODER_CPU;
+    EXPECT(check(&o, &s) == IMGBATCH_ERR_OPTIONS);
+    o.decoder = IMGBATCH_DECODER_AUTO;
+    EXPECT(check(&o, &s) == IMGBATCH_OK);
+    o.batch_size = BATCH_MAX_SIZE + 1;
+    EXPECT(check(&o, &s) == IMGBATCH_ERR_OPTIONS);
+    o.batch_size = 0;
+    o.color = (imgbatch_color)2;
+    EXPECT(check(&o, &s) == IMGBATCH_ERR_OPTIONS);
+    return test_summary();
+}

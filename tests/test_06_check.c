@@ -1,0 +1,177 @@
+/* test_06_check.c - the batch tool's check of the tensor against
+ * stb_image (batch/batch_check.c), on images made here: a correct
+ * decode passes; a decoder that adds 1 to every pixel fails, whatever
+ * the type and the resize; one pixel two levels off fails; a few
+ * percent of pixels one level off pass, a fifth of them fail over the
+ * run; a value that is no level fails; stb_image's own images must
+ * match exactly; RGB within its looser rules. No GPU: the "GPU" tensor
+ * is transform_ref.c's, from planes altered as a decoder would. */
+#include "test.h"
+#include "../06_image_preprocess/batch/batch_check.h"
+#include "../06_image_preprocess/batch/corpus.h"
+#include "../06_image_preprocess/batch/transform_ref.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { SW = 67, SH = 45 };
+
+static uint8_t plane[3][SW * SH];
+
+/* The sampled rows of a whole tensor image, packed as the GPU's
+ * launch_gather_samples packs them: channel, sampled row, column. */
+static void gather(const tf_spec *s, const uint8_t *image, uint8_t *out)
+{
+    size_t rows = tf_sample_rows(s->out_h), elem = tf_elem_bytes(s->dtype);
+    for (int c = 0; c < s->channels; c++)
+        for (size_t k = 0; k < rows; k++)
+            memcpy(out + (((size_t)c * rows + k) * s->out_w) * elem,
+                   image + (((size_t)c * s->out_h +
+                             tf_sample_row(k, s->out_h)) * s->out_w) * elem,
+                   s->out_w * elem);
+}
+
+/* The comparison of a tensor made from `decoded` with the reference
+ * made from `plane`. */
+static check_stats compare(const tf_spec *s, const uint8_t *decoded)
+{
+    static uint8_t image[3 * 64 * 64 * 4], samples[3 * 64 * 64 * 4];
+    tf_place p;
+    tf_levels t;
+    EXPECT(tf_place_image(s, SW, SH, &p) == 0);
+    tf_levels_make(s, &t);
+    tf_image_ref(s, &p, decoded, s->channels, SW, SH, image);
+    gather(s, image, samples);
+    check_stats st;
+    memset(&st, 0, sizeof st);
+    check_compare(s, &t, &p, &plane[0][0], s->channels, SW, SH, samples,
+                  &st);
+    return st;
+}
+
+/* `decoded` = the reference plus `add` on the pixels whose hash is
+ * below share (per mille), clamped to 0..255. */
+static void alter(uint8_t *decoded, int channels, int add, unsigned share)
+{
+    for (int i = 0; i < channels * SW * SH; i++) {
+        unsigned h = (unsigned)i * 2654435761u >> 22;  /* 0..1023 */
+        int v = (&plane[0][0])[i] + (h % 1000 < share ? add : 0);
+        decoded[i] = (uint8_t)(v < 0 ? 0 : v > 255 ? 255 : v);
+    }
+}
+
+static tf_spec spec_of(int channels, tf_dtype dtype, tf_mode mode)
+{
+    tf_spec s;
+    memset(&s, 0, sizeof s);
+    s.mode = mode;
+    s.out_w = mode == TF_SAME ? SW : 40;
+    s.out_h = mode == TF_SAME ? SH : 30;
+    s.channels = channels;
+    s.dtype = dtype;
+    s.flip = 1;
+    const float mean[3] = {0.485f, 0.456f, 0.406f};
+    const float std[3] = {0.229f, 0.224f, 0.225f};
+    for (int c = 0; c < 3; c++) {
+        s.mean[c] = dtype == TF_UINT8 ? 0.0f : mean[c];
+        s.std[c] = dtype == TF_UINT8 ? 1.0f : std[c];
+    }
+    return s;
+}
+
+static void gray_rules(tf_dtype dtype, tf_mode mode)
+{
+    static uint8_t decoded[SW * SH];
+    tf_spec s = spec_of(1, dtype, mode);
+    /* The same decode: every rule holds, exactly. */
+    check_stats st = compare(&s, &plane[0][0]);
+    EXPECT(st.values > 0 && st.one_level == 0 && st.worse == 0 &&
+           st.inexact == 0);
+    EXPECT(check_image_verdict(&st, 1, 1) == NULL &&
+           check_image_verdict(&st, 0, 1) == NULL &&
+           check_run_verdict(&st, 1) == NULL);
+    /* +1 on every pixel: fails the image's and the run's rules. */
+    alter(decoded, 1, 1, 1000);
+    st = compare(&s, decoded);
+    EXPECT(st.one_level > st.values * 9 / 10 && st.worse == 0);
+    EXPECT(check_image_verdict(&st, 1, 1) != NULL);
+    EXPECT(check_run_verdict(&st, 1) != NULL);
+    /* 2% of pixels one level up or down (as two IDCTs differ): pass. */
+    alter(decoded, 1, 1, 10);
+    st = compare(&s, decoded);
+    check_stats down = st;
+    alter(decoded, 1, -1, 10);
+    down = compare(&s, decoded);
+    st.values += down.values;
+    st.one_level += down.one_level;
+    st.sum += down.sum;
+    EXPECT(st.one_level > 0 && check_image_verdict(&down, 1, 1) == NULL &&
+           check_run_verdict(&st, 1) == NULL);
+    /* A fifth of them: each image passes, the run does not. */
+    alter(decoded, 1, 1, 200);
+    st = compare(&s, decoded);
+    EXPECT(check_image_verdict(&st, 1, 1) == NULL &&
+           check_run_verdict(&st, 1) != NULL);
+    /* Two levels on some pixels: fails; for stb_image's own image, any
+     * difference does. */
+    alter(decoded, 1, 2, 30);
+    st = compare(&s, decoded);
+    EXPECT(st.worse > 0 && check_image_verdict(&st, 1, 1) != NULL);
+    alter(decoded, 1, 1, 10);
+    st = compare(&s, decoded);
+    EXPECT(check_image_verdict(&st, 0, 1) != NULL);
+}
+
+static void other_rules(void)
+{
+    static uint8_t decoded[3 * SW * SH];
+    /* RGB: an exact decode passes, +1 everywhere fails, noise of one or
+     * two levels either way (colour conversion, chroma upsampling)
+     * passes. */
+    tf_spec s = spec_of(3, TF_FLOAT16, TF_RESIZE);
+    check_stats st = compare(&s, &plane[0][0]);
+    EXPECT(check_image_verdict(&st, 1, 3) == NULL &&
+           check_run_verdict(&st, 3) == NULL);
+    alter(decoded, 3, 1, 1000);
+    st = compare(&s, decoded);
+    EXPECT(check_image_verdict(&st, 1, 3) != NULL &&
+           check_run_verdict(&st, 3) != NULL);
+    for (int i = 0; i < 3 * SW * SH; i++) {
+        int v = (&plane[0][0])[i] + (i % 4 == 0 ? 2 : i % 4 == 1 ? -2 : 0);
+        decoded[i] = (uint8_t)(v < 0 ? 0 : v > 255 ? 255 : v);
+    }
+    st = compare(&s, decoded);
+    EXPECT(st.worse > 0 && check_image_verdict(&st, 1, 3) == NULL);
+    /* A value that is the output of no level: inexact, whatever path. */
+    tf_spec g = spec_of(1, TF_FLOAT32, TF_SAME);
+    tf_levels t;
+    tf_place p;
+    tf_levels_make(&g, &t);
+    EXPECT(tf_place_image(&g, SW, SH, &p) == 0);
+    static float image[SW * SH], samples[SW * SH];
+    tf_image_ref(&g, &p, &plane[0][0], 1, SW, SH, image);
+    gather(&g, (const uint8_t *)image, (uint8_t *)samples);
+    samples[5] += 1e-3f;
+    memset(&st, 0, sizeof st);
+    check_compare(&g, &t, &p, &plane[0][0], 1, SW, SH,
+                  (const uint8_t *)samples, &st);
+    EXPECT(st.inexact == 1 && check_image_verdict(&st, 1, 1) != NULL);
+}
+
+int main(void)
+{
+    /* A photo-like image: its luma and its R, G, B planes. */
+    static uint8_t rgb[SW * SH * 3];
+    EXPECT(corpus_synth_rgb(rgb, SW, SH, 4, 2) == 0);
+    for (int i = 0; i < SW * SH; i++)
+        for (int c = 0; c < 3; c++)
+            plane[c][i] = rgb[3 * i + c];
+    const tf_dtype types[3] = {TF_FLOAT32, TF_FLOAT16, TF_UINT8};
+    for (int k = 0; k < 3; k++) {
+        gray_rules(types[k], TF_SAME);
+        gray_rules(types[k], TF_RESIZE);
+    }
+    other_rules();
+    return test_summary();
+}
