@@ -108,8 +108,8 @@ void batch_cli_parse(int argc, char **argv, batch_options *b)
          "CPU (stb_image), or the GPU where it can",
          .choices = "auto|gpu|cpu"},
         {.name = "nvjpeg-backend", .type = CM_OPT_CHOICE, .value = &backend,
-         .metavar = "B", .help = "hardware decoder, GPU hybrid (auto's "
-         "choice without one), or every JPEG on the hybrid path",
+         .metavar = "B", .help = "hardware decoder, GPU hybrid, or every "
+         "JPEG on the hybrid path (auto's choice without the first)",
          .choices = "auto|hardware|gpu-hybrid|hybrid"},
         {.name = "threads", .type = CM_OPT_INT, .value = &threads,
          .metavar = "N", .help = "reader threads: read, screen and decode "

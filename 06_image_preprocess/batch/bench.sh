@@ -169,8 +169,9 @@ echo "$cases" | while IFS='|' read -r name corpus transform bare; do
         tlog=$out/logs/torchvision-$name.log
         "$python" "$here/bench_torchvision.py" "$out/$corpus" $transform \
             --label "$name" >"$tlog" 2>&1
-        set -- $(sed -n 's/^RESULT .* list=\([0-9]*\) median=\([0-9.]*\) \
-min=\([0-9.]*\) max=\([0-9.]*\)$/\2 \3 \4 \1/p' "$tlog")
+        n='\([0-9.]*\)'
+        set -- $(sed -n "s/^RESULT .* list=$n median=$n min=$n max=$n\$/\
+\2 \3 \4 \1/p" "$tlog")
         line="$line ${1:--} ${2:--} ${3:--} ${4:--}"
     else
         line="$line - - - -"

@@ -211,7 +211,7 @@ static sampled_result check_all(batch_run *r, int passes, size_t n_out,
              g->values, s.worst);
     cm_check_true(v, "GPU-decoded images together vs stb_image",
                   s.run_why == NULL, text);
-    snprintf(text, sizeof text, "%d passes", passes);
+    snprintf(text, sizeof text, "%d pass%s", passes, passes > 1 ? "es" : "");
     cm_check_true(v, "sampled rows bit-exact in every pass", repeatable,
                   text);
     size_t kept = n_out - s.n_corrupt;

@@ -51,9 +51,10 @@ typedef enum {
     IMGBATCH_DECODER_GPU,
     IMGBATCH_DECODER_CPU
 } imgbatch_decoder;
-/* nvJPEG's backend: the hardware decoder, else the GPU hybrid one
- * (auto); one of them (or fail); or every JPEG through nvJPEG's hybrid
- * path (Huffman decoding on the reader threads, the rest on the GPU). */
+/* nvJPEG's backend: the hardware decoder, else every JPEG through
+ * nvJPEG's hybrid path (auto); the hardware or the GPU hybrid one (or
+ * fail); or the hybrid path (Huffman decoding on the reader threads, the
+ * rest on the GPU). */
 typedef enum {
     IMGBATCH_BACKEND_AUTO,
     IMGBATCH_BACKEND_HARDWARE,

@@ -13,9 +13,9 @@
  *
  * Backends (--nvjpeg-backend): the hardware decoder (A100, H100, H200,
  * ...); nvJPEG's GPU hybrid backend (Huffman decoding on the GPU for
- * batches of more than 50 baseline files), which `auto` takes on a GPU
- * without the hardware decoder; or no batched decoder at all, every JPEG
- * through the hybrid path on the reader threads (`hybrid`). In a build
+ * batches of more than 50 baseline files); or no batched decoder at all,
+ * every JPEG through the hybrid path on the reader threads (`hybrid`),
+ * which `auto` takes on a GPU without the hardware decoder. In a build
  * without nvJPEG (CM_HAVE_NVJPEG undefined) nvjpeg_none.c stands in:
  * nj_built is 0 and nj_open fails with DECODER_NOT_BUILT (jpeg_screen.h).
  */
@@ -34,7 +34,7 @@ extern "C" {
 typedef struct nj_engine nj_engine;
 
 typedef enum {
-    NJ_BACKEND_AUTO,        /* hardware, else GPU hybrid */
+    NJ_BACKEND_AUTO,        /* hardware, else the hybrid path */
     NJ_BACKEND_HARDWARE,
     NJ_BACKEND_GPU_HYBRID,
     NJ_BACKEND_HYBRID       /* no batched decoder: the hybrid path */
