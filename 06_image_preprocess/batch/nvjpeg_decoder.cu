@@ -197,8 +197,13 @@ nj_engine *nj_open(const nj_config *cfg, char *why, size_t why_len)
     e->n_parsers = cfg->n_parsers;
     e->n_states = cfg->n_states;
     e->max_batch = cfg->max_batch;
+    e->screen_handle = handle;
+    if (hardware && nj_create(NVJPEG_BACKEND_HARDWARE, &e->screen_handle) !=
+                        NVJPEG_STATUS_SUCCESS)
+        e->screen_handle = handle;
     for (int t = 0; t < cfg->n_parsers; t++)
-        NVJPEG_CHECK(nvjpegJpegStreamCreate(handle, &e->parsers[t]));
+        NVJPEG_CHECK(nvjpegJpegStreamCreate(e->screen_handle,
+                                            &e->parsers[t]));
     if (e->batched) {
         make_states(e, &e->main, cfg,
                     cfg->rgb ? NVJPEG_OUTPUT_RGB : NVJPEG_OUTPUT_Y,
@@ -234,13 +239,14 @@ const char *nj_screen(nj_engine *e, int parser, const uint8_t *data,
      * some of those. Not NVJPEG_CHECK: a file nvJPEG cannot parse is not
      * our error; it goes to the CPU, whose decoder says what is wrong
      * with it. */
-    nvjpegStatus_t st = nvjpegJpegStreamParse(e->handle, data, len, 0, 0, s);
+    nvjpegStatus_t st =
+        nvjpegJpegStreamParse(e->screen_handle, data, len, 0, 0, s);
     if (st != NVJPEG_STATUS_SUCCESS)
         return "nvjpegJpegStreamParse refused it";
     if (!e->hardware)
         return NULL;  /* the GPU hybrid backend takes every parsed one */
     int refused = 1;
-    st = nvjpegDecodeBatchedSupported(e->handle, s, &refused);
+    st = nvjpegDecodeBatchedSupported(e->screen_handle, s, &refused);
     if (st != NVJPEG_STATUS_SUCCESS)
         return "nvjpegDecodeBatchedSupported failed on it";
     /* Beware the sense: 0 means supported. */
@@ -305,6 +311,8 @@ void nj_close(nj_engine *e)
         NVJPEG_CHECK(nvjpegJpegStreamDestroy(e->parsers[t]));
     destroy_states(&e->main, e->n_states);
     destroy_states(&e->gray, e->n_states);
+    if (e->screen_handle != e->handle)
+        NVJPEG_CHECK(nvjpegDestroy(e->screen_handle));
     NVJPEG_CHECK(nvjpegDestroy(e->handle));
     free(e->parsers);
     free(e->planes);

@@ -57,6 +57,10 @@ typedef struct {
 
 struct nj_engine {
     nvjpegHandle_t handle;
+    /* the readers' parses and verdicts: a handle of the same backend
+     * apart from the batched decode's, so that neither waits for the
+     * other inside nvJPEG (the handle itself, if a second one fails) */
+    nvjpegHandle_t screen_handle;
     nvjpegHandle_t hybrid_handle;  /* NULL: no hybrid path */
     nj_hybrid *hybrid;             /* one a parser thread */
     int device;                    /* the CUDA device nj_open ran on */
