@@ -169,9 +169,16 @@ echo "$cases" | while IFS='|' read -r name corpus transform bare; do
         tlog=$out/logs/torchvision-$name.log
         "$python" "$here/bench_torchvision.py" "$out/$corpus" $transform \
             --label "$name" >"$tlog" 2>&1
+        trc=$?
         n='\([0-9.]*\)'
         set -- $(sed -n "s/^RESULT .* list=$n median=$n min=$n max=$n\$/\
 \2 \3 \4 \1/p" "$tlog")
+        # 77: no PyTorch, torchvision or GPU there ("-"); else a number.
+        if [ $trc -ne 77 ] && [ $# -ne 4 ]; then
+            echo "bench.sh: torchvision gave no result: $tlog" >&2
+            echo "$name FAILED" >>"$results"
+            continue
+        fi
         line="$line ${1:--} ${2:--} ${3:--} ${4:--}"
     else
         line="$line - - - -"
