@@ -314,6 +314,22 @@ if(NOT SANITIZE)
   set_tests_properties(imgbatch.bench_no_gpu PROPERTIES
                        FIXTURES_REQUIRED images06 ENVIRONMENT
                        "CUDA_VISIBLE_DEVICES=-1;BENCH_PHOTOS=${fx}/batch")
+  # Its parsing and table, with tests/bench_stand_in.sh standing in for
+  # imgbatch and python3 (100, 200 and 50 images/s): every column of a
+  # row filled from the runs' lines; a torchvision run that ends without
+  # its result line fails the benchmark.
+  set(stand_in "${SRC_DIR}/tests/bench_stand_in.sh")
+  set(stand_in_env "PYTHON=${stand_in};BENCH_PHOTOS=${SRC_DIR}/${ch}/batch")
+  add_test(imgbatch.bench_table ${bench_sh} "${TEST_BIN_DIR}/06_bench_table"
+           --count 2 --bin "${stand_in}")
+  set_tests_properties(imgbatch.bench_table PROPERTIES LABELS cpu
+    ENVIRONMENT "${stand_in_env}" PASS_REGULAR_EXPRESSION
+    "wild_224 +100 \\(90-110\\) +200 \\(190-210\\) +50 \\(40-60\\) @64 +2.00")
+  add_test(imgbatch.bench_no_result ${bench_sh}
+           "${TEST_BIN_DIR}/06_bench_no_result" --count 2 --bin "${stand_in}")
+  set_tests_properties(imgbatch.bench_no_result PROPERTIES LABELS cpu
+    ENVIRONMENT "${stand_in_env};STAND_IN_NO_RESULT=1"
+    PASS_REGULAR_EXPRESSION "\nsame +FAILED\n")
 endif()
 
 # JPEG decode on the GPU (batch/decoder.cu, batch/nvjpeg_decoder.cu): the

@@ -1,0 +1,37 @@
+#!/bin/sh
+# bench_stand_in.sh - stands in for both imgbatch and python3 in the CPU
+# test of 06_image_preprocess/batch/bench.sh (imgbatch.bench_table), so
+# that the test reads the benchmark's own parsing and table, not a GPU:
+#
+#   bench_stand_in.sh --make-corpus DIR ...      makes DIR, one line
+#   bench_stand_in.sh .../bench_torchvision.py   RESULT line, 50 images/s
+#                                                (none: STAND_IN_NO_RESULT=1)
+#   bench_stand_in.sh DIR ... --bare-decode ...  decode line, 200 images/s
+#   bench_stand_in.sh DIR ...                    throughput 100 images/s
+case $1 in
+--make-corpus)
+    mkdir -p "$2" && echo "corpus: stand-in files in $2"
+    ;;
+*bench_torchvision.py)
+    # STAND_IN_NO_RESULT=1: a run that ends without its result line.
+    [ -n "${STAND_IN_NO_RESULT:-}" ] && exit 0
+    label=
+    while [ $# -gt 0 ]; do
+        [ "$1" = --label ] && label=$2
+        shift
+    done
+    echo "RESULT label=$label images=2 list=64 median=50.0 min=40.0 max=60.0"
+    ;;
+*)
+    case " $* " in
+    *" --bare-decode "*)
+        echo "bare nvJPEG batched decode: 200 images/s median (min 190," \
+            "max 210; 7 passes, 10.00 ms each median), batches of 2" ;;
+    *)
+        echo "throughput: 100 images/s (min 90, max 110), 1.0 MB/s of" \
+            "files read"
+        echo "limited by: the stand-in" ;;
+    esac
+    echo "PASS (1 check)"
+    ;;
+esac
