@@ -49,24 +49,19 @@ class Parser(argparse.ArgumentParser):
         sys.exit(2)
 
 
-def positive(text):
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"'{text}' is not a whole number")
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"'{text}' must be at least 1")
-    return value
-
-
-def non_negative(text):
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"'{text}' is not a whole number")
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"'{text}' must be at least 0")
-    return value
+def at_least(low):
+    """An argparse type: a whole number, low or more."""
+    def parse(text):
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(
+                f"'{text}' is not a whole number")
+        if value < low:
+            raise argparse.ArgumentTypeError(
+                f"'{text}' must be at least {low}")
+        return value
+    return parse
 
 
 def dims(text):
@@ -104,7 +99,7 @@ def parse(argv):
     p.add_argument("dir", metavar="DIR", help="a folder of JPEG files")
     p.add_argument("--color", choices=["gray", "rgb"], default="gray")
     p.add_argument("--resize", type=dims, metavar="WxH")
-    p.add_argument("--resize-short", type=positive, metavar="S")
+    p.add_argument("--resize-short", type=at_least(1), metavar="S")
     p.add_argument("--crop", type=dims, metavar="WxH")
     p.add_argument("--dtype", choices=["float32", "float16"],
                    default="float32")
@@ -114,12 +109,12 @@ def parse(argv):
     p.add_argument("--lists", type=sizes, default=[32, 64, 128, 256],
                    help="files per decode_jpeg call, each tried "
                    "(default 32,64,128,256)")
-    p.add_argument("--repeat", type=positive, default=7,
+    p.add_argument("--repeat", type=at_least(1), default=7,
                    help="timed passes for each list size (default 7)")
-    p.add_argument("--warmup", type=positive, default=1,
+    p.add_argument("--warmup", type=at_least(1), default=1,
                    help="untimed passes first, the first checked "
                    "(default 1)")
-    p.add_argument("--device", type=non_negative, default=0)
+    p.add_argument("--device", type=at_least(0), default=0)
     p.add_argument("--label", default="", help="a name for the RESULT "
                    "line")
     args = p.parse_args(argv)
