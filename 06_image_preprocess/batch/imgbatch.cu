@@ -185,7 +185,7 @@ static sampled_result check_all(batch_run *r, int passes, size_t n_out,
     for (size_t i = 0; s.corrupt && i < n_out; i++)
         if (s.corrupt[i])
             fprintf(stderr, "skipped: %s: corrupt: the GPU decoded it "
-                    "without an error, stb_image cannot; taken out\n",
+                    "without an error, stb_image cannot; left out\n",
                     r->src->list->paths[r->out_index[i]]);
     const check_stats *g = &s.gpu;
     double n = g->values ? (double)g->values : 1;

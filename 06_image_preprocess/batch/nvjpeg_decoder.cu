@@ -113,7 +113,7 @@ static nvjpegStatus_t open_handle(const nj_config *cfg, nvjpegHandle_t *h,
         return st;
     }
     /* T4, V100 and most consumer GPUs: no JPEG engine. Measured with the
-     * engine's GPU forced both ways (README, "GPUs without the hardware
+     * engine's GPU forced both ways (NOTES.md, "GPUs without the hardware
      * decoder"): the hybrid path on the reader threads decodes several
      * times faster than the GPU hybrid backend's batched decode, whose
      * host work stays on the one thread that calls it. */
