@@ -52,8 +52,8 @@ static void send_home(ooc_job *j, int slot, size_t row0, size_t col0,
 
 /* A[row0 : row0 + rows, a0 : a0 + a_cols] into device buffer sa. As
  * rows of a_cols elements n apart, a 2D copy would pay the copy engine
- * for each row (and a 5000 x 570 piece then crossed at 23 GB/s in the
- * pipeline, not 55); so host threads pack the rows into staging buffer sa
+ * for each row (on an H200, a 5000 x 570 piece crossed so at 23 GB/s in
+ * the pipeline, not 55); so host threads pack the rows into staging buffer sa
  * first, and the piece goes over as one block. Staging buffer sa may be
  * packed again only once its last copy (piece ga - 2) is over: the host
  * waits for that, while piece ga - 1 crosses from the other buffer. At a

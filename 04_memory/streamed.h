@@ -30,7 +30,7 @@ typedef struct {
     int copies;  /* 0: the GEMMs alone, on whatever the buffers hold */
     cublasHandle_t handle;
     /* copy_a: A pieces in (resident: everything in); copy_b: B pieces in
-     * (tiled), beside them; copy_out: C home. */
+     * (tiled), on a stream of their own; copy_out: C home. */
     cudaStream_t gemm, copy_a, copy_b, copy_out;
     /* a_in, b_in: a buffer is full; a_used, b_used: the GEMMs that read
      * it are over, so it may be refilled; done: a C buffer's GEMMs are
