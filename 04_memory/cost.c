@@ -13,7 +13,7 @@ double mem_run_tflop(const mem_run *r)
         double side = (double)(r->n < MEM_PROBE_SIDE_MAX
                                    ? r->n : MEM_PROBE_SIDE_MAX);
         count += 2 * runs;
-        probe = 4 * 2.0 * side * side * side / 1e12;
+        probe = 4 * 2.0 * (side * side * side + n * n * side) / 1e12;
     }
     return count * gemm + probe;
 }

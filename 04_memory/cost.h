@@ -17,7 +17,9 @@ extern "C" {
 
 #define MEM_RUN_LIMIT_S 30.0    /* GEMM seconds a default run may take */
 #define MEM_RUN_MIN_N 2500      /* shrinking n stops here */
-#define MEM_PROBE_SIDE_MAX 4096 /* probe.cu's GEMM rate test, at most */
+#define MEM_PROBE_SIDE_MAX 4096 /* probe.cu's GEMM rate tests: the square
+                                   side, and a tiled plan's inner size,
+                                   at most */
 
 typedef struct {
     size_t n;                      /* A, B, C are n x n */
@@ -30,7 +32,9 @@ typedef struct {
  * blocked and out-of-core ones add up to that too). Blocked: the one
  * call and the blocked calls, warmup + repeat times each; pool: one;
  * out-of-core: with and without copies, warmup + repeat times each, plus
- * probe.cu's rate test (4 GEMMs of side min(n, 4096), at most). */
+ * probe.cu's rate tests: 4 GEMMs of side min(n, 4096) at most, and, for
+ * a tiled plan, 4 of its tile's GEMMs, each at most n x n x min(n, 4096)
+ * (counted whatever the plan: it is not known yet). */
 double mem_run_tflop(const mem_run *r);
 
 /* If r's GEMMs would take more than limit_s at tflops (10^12 flop/s):

@@ -14,6 +14,7 @@
 #include <cublas_v2.h>
 
 #include "freivalds.h"
+#include "pack.h"
 #include "tiling.h"
 #include "verify.h"
 
@@ -49,11 +50,19 @@ double *pinned_alloc(size_t bytes, const char *what);
 cudaMemPool_t pool_create(int device);
 size_t pool_chunk_bytes(int device);
 
-/* Measures pinned copy rates, the cost of a 2D copy's rows (reading h_a,
- * writing h_c: n x n pinned) and the DGEMM rate, and prints them. */
+/* Measures pinned copy rates, the cost of a 2D copy's rows, the rate at
+ * which `packers` pack such rows on the host (reading h_a, writing h_c:
+ * n x n pinned) and the square DGEMM rate, and prints them;
+ * tiled_gemm_tflops is left 0. */
 void measure_rates(ooc_rates *rates, cublasHandle_t handle,
                    cudaStream_t stream, size_t n, size_t budget,
-                   double *h_a, double *h_c);
+                   pack_pool *packers, double *h_a, double *h_c);
+
+/* The DGEMM rate, 1e12 flop/s, of a full tile's GEMM of tiled plan p
+ * (tile_rows x tile_cols x tile_k, A's leading dimension a_k), on
+ * buffers of its own. */
+double probe_tiled_gemm_tflops(cublasHandle_t handle, cudaStream_t stream,
+                               const ooc_plan *p);
 
 /* Freivalds' check of h_c against A B, and, when the one-call C exists and
  * is not h_c itself, the relative difference from it. */

@@ -12,7 +12,8 @@
  *       C[r, :] goes home                  while the next panel computes
  *   tiled (smaller budgets), C tiles as big as the budget allows:
  *     for each C tile:                     the C tile stays on the GPU
- *       for each A piece A[r, q]:          comes in on one stream
+ *       for each A piece A[r, q]:          packed into one block by host
+ *                                          threads, comes in on one stream
  *         for each B piece B[p, c] of q:   comes in on another
  *           C tile += A[r, p] @ B[p, c]    while the next pieces copy
  *       C tile goes home                   on a third
@@ -34,9 +35,12 @@
 
 #include "alloc.h"
 #include "check.h"
+#include "cost.h"
+#include "cpus.h"
 #include "floor.h"
 #include "memory.h"
 #include "options.h"
+#include "pack.h"
 #include "streamed.h"
 #include "tiling.h"
 #include "timing.h"
@@ -45,7 +49,7 @@
 void part_outofcore(memory_run *run)
 {
     size_t n = run->n, bytes = n * n * sizeof(double);
-    char t1[96], t2[96], t3[96], t4[96], described[640];
+    char t1[96], t2[96], t3[96], t4[96], described[1024];
     printf("\n== 4. out-of-core blocked GEMM: A, B, C on the host, at most "
            "%s on the GPU ==\n",
            cm_fmt_bytes(run->mem_limit, t1, sizeof t1));
@@ -60,7 +64,8 @@ void part_outofcore(memory_run *run)
                              &j.a_in[1],   &j.b_in[0],   &j.b_in[1],
                              &j.a_used[0], &j.a_used[1], &j.b_used[0],
                              &j.b_used[1], &j.done[0],   &j.done[1],
-                             &j.home[0],   &j.home[1]};
+                             &j.home[0],   &j.home[1],   &j.staged[0],
+                             &j.staged[1]};
     /* Events that only order streams need no timestamps. */
     for (size_t i = 0; i < sizeof events / sizeof *events; i++)
         CUDA_CHECK(cudaEventCreateWithFlags(events[i],
@@ -70,11 +75,17 @@ void part_outofcore(memory_run *run)
     CUBLAS_CHECK(cublasCreate(&j.handle));
     CUBLAS_CHECK(cublasSetStream(j.handle, j.gemm));
     double *h_c = pinned_alloc(bytes, "the out-of-core C");
+    /* The host threads that pack narrow A pieces into one block: one per
+     * CPU we may use, at most PACK_MAX_THREADS. */
+    int threads = cm_cpu_count();
+    j.packers = pack_pool_start(threads < PACK_MAX_THREADS
+                                    ? threads : PACK_MAX_THREADS);
 
-    /* Measure what the plans trade off, on this GPU, then plan. main has
-     * checked that the budget holds the smallest plan in pool chunks. */
+    /* Measure what the plans trade off, on this GPU and host, then plan.
+     * main has checked that the budget holds the smallest plan in pool
+     * chunks. */
     ooc_rates rates;
-    measure_rates(&rates, j.handle, j.gemm, n, run->mem_limit,
+    measure_rates(&rates, j.handle, j.gemm, n, run->mem_limit, j.packers,
                   (double *)run->h_a, h_c);
     /* How many copies can run beside each other and the GEMMs: with one
      * copy engine the copies in and out take turns (common/floor.h). */
@@ -89,6 +100,20 @@ void part_outofcore(memory_run *run)
         fprintf(stderr, "%s: no out-of-core plan fits in %s\n",
                 cm_program_name(), cm_fmt_bytes(run->mem_limit, t1, sizeof t1));
         exit(CM_EXIT_FAIL);
+    }
+    /* A tiled plan's GEMMs are thin (tile_k is a few hundred): they run
+     * slower than the square probe's, so its estimate uses their rate,
+     * measured for its shape. (The planner weighed the plans at the
+     * square rate; a tile_k above MEM_PROBE_SIDE_MAX keeps that rate,
+     * which cost.h counts on.) */
+    if (plan.kind == OOC_TILED && plan.tile_k <= MEM_PROBE_SIDE_MAX) {
+        rates.tiled_gemm_tflops = probe_tiled_gemm_tflops(j.handle, j.gemm,
+                                                          &plan);
+        plan.estimate_ms = ooc_estimate_ms(&plan, &rates, NULL);
+        printf("measured: DGEMM of the plan's shape, %zu x %zu x %zu (lda "
+               "%zu): %.2f TFLOP/s; the estimate below uses it\n",
+               plan.tile_rows, plan.tile_cols, plan.tile_k, plan.a_k,
+               rates.tiled_gemm_tflops);
     }
     printf("plan (%s; the budget in %s pool chunks): %s\n",
            run->plan_kind == OOC_ANY ? "the fastest estimate"
@@ -138,6 +163,12 @@ void part_outofcore(memory_run *run)
     j.h_a = run->h_a;
     j.h_b = run->h_b;
     j.h_c = h_c;
+    /* Host memory, outside the GPU budget: two staging buffers of one A
+     * piece each, pinned so that each goes over at the full rate. */
+    if (plan.staging_bytes > 0)
+        for (int i = 0; i < 2; i++)
+            j.h_stage[i] = pinned_alloc(plan.staging_bytes / 2,
+                                        "an A piece's staging buffer");
 
     j.copies = 1;
     cm_stats s = cm_time_events(streamed_gemm, &j, j.gemm, run->warmup,
@@ -186,8 +217,9 @@ void part_outofcore(memory_run *run)
            "%.3f ms; time / estimate = %.2fx\n", plan.kind == OOC_RESIDENT
            ? "B's upload, which most panels must wait for, and the last "
              "panel going home"
-           : "the cost of each 2D row, each tile's wait for the one before "
-             "to go home, and the last tile's trip home", plan.estimate_ms,
+           : "the host's packing of each A piece, each tile's wait for the "
+             "one before to go home, and the last tile's trip home",
+           plan.estimate_ms,
            s.median_ms / plan.estimate_ms);
     printf("device memory: pool peak in use %s, peak reserved %s, GPU free "
            "fell by %s; budget %s\n",
@@ -223,6 +255,10 @@ void part_outofcore(memory_run *run)
 
     check_product(run, "out-of-core C", h_c);
     CUDA_CHECK(cudaFreeHost(h_c));
+    for (int i = 0; i < 2; i++)
+        if (j.h_stage[i])
+            CUDA_CHECK(cudaFreeHost(j.h_stage[i]));
+    pack_pool_stop(j.packers);
     for (size_t i = 0; i < sizeof events / sizeof *events; i++)
         CUDA_CHECK(cudaEventDestroy(*events[i]));
     CUBLAS_CHECK(cublasDestroy(j.handle));

@@ -34,11 +34,12 @@ static double search_limit(const search *s)
 }
 
 /* Is c better than best? By estimated time if by_time (ties go on), then
- * fewer bytes in, fewer 2D rows, fewer tiles, row strips (contiguous rows
- * of B and C), two C buffers (one goes home while the other is computed),
- * longer pieces, wider A pieces, and last a shorter estimate. Without
- * estimates (timed 0), two C buffers come before fewer tiles: the fewest
- * tiles would always be one big C buffer, which overlaps nothing. */
+ * fewer bytes in, fewer 2D rows, no host packing (A pieces of whole
+ * rows, or B resident) before some, fewer tiles, row strips (contiguous
+ * rows of B and C), two C buffers (one goes home while the other is
+ * computed), longer pieces, wider A pieces, and last a shorter estimate.
+ * Without estimates (timed 0), two C buffers come before fewer tiles: the
+ * fewest tiles would always be one big C buffer, which overlaps nothing. */
 static int better(const ooc_plan *c, const ooc_plan *best, int by_time,
                   int timed)
 {
@@ -50,6 +51,8 @@ static int better(const ooc_plan *c, const ooc_plan *best, int by_time,
     size_t best_2d = best->h2d_rows_2d + best->d2h_rows_2d;
     if (c_2d != best_2d)
         return c_2d < best_2d;
+    if ((c->staging_bytes > 0) != (best->staging_bytes > 0))
+        return c->staging_bytes == 0;
     if (!timed && c->c_buffers != best->c_buffers)
         return c->c_buffers > best->c_buffers;
     size_t c_tiles = c->row_tiles * c->col_tiles;
@@ -80,7 +83,7 @@ static void consider(search *s, ooc_plan *c)
         double in, out, gemm, limit = search_limit(s);
         copy_times(c, s->rates, &in, &out);
         gemm = 2.0 * (double)c->n * (double)c->n * (double)c->n /
-               (s->rates->gemm_tflops * 1e9);
+               (gemm_rate(c, s->rates) * 1e9);
         if (fmax(fmax(in, out), gemm) > limit + 1e-9)
             return;
         c->estimate_ms = ooc_estimate_ms(c, s->rates, NULL);
@@ -331,5 +334,6 @@ int ooc_plan_make(size_t n, size_t elem_bytes, size_t budget,
         run_search(&s, kind);
     }
     *p = s.best;
+    p->pack_threads = rates ? rates->pack_threads : 0;
     return 0;
 }

@@ -1,8 +1,9 @@
 /* probe.cu - what the out-of-core planner (planner.c) needs to know about
- * this GPU, measured rather than assumed: how fast pinned copies run, what
- * each row of a 2D copy costs on top of its bytes (alone, and beside
- * another copy in, as the tiled plans run them), how fast DGEMM runs, and
- * in what chunks a memory pool takes memory from the GPU.
+ * this GPU and host, measured rather than assumed: how fast pinned copies
+ * run, what each row of a 2D copy costs on top of its bytes, how fast the
+ * host threads pack the rows of an A piece into one block, how fast
+ * DGEMM runs (square, and in a tiled plan's shape), and in what chunks a
+ * memory pool takes memory from the GPU.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -15,6 +16,7 @@
 #include "ceiling.h"
 #include "check.h"
 #include "memory.h"
+#include "pack.h"
 #include "random.h"
 #include "tiling.h"
 #include "timing.h"
@@ -103,97 +105,88 @@ static double row_cost_us(size_t n, size_t width, enum cudaMemcpyKind kind,
     return extra_us > 0 ? extra_us : 0;
 }
 
-/* The 2D copy in of copy_2d_job, and beside it, on a second stream, a
- * contiguous copy in of as many bytes: how the tiled plans copy an A piece
- * and a B piece at once. */
-typedef struct {
-    copy_2d_job rows;
-    void *d_other;
-    const void *h_other;
-    cudaStream_t other;
-    cudaEvent_t fork, join;
-} beside_job;
-
-static void copy_2d_beside(void *ctx)
-{
-    beside_job *j = (beside_job *)ctx;
-    size_t bytes = j->rows.width * j->rows.rows;
-    CUDA_CHECK(cudaEventRecord(j->fork, j->rows.stream));
-    CUDA_CHECK(cudaStreamWaitEvent(j->other, j->fork, 0));
-    copy_2d(&j->rows);
-    CUDA_CHECK(cudaMemcpyAsync(j->d_other, j->h_other, bytes,
-                               cudaMemcpyHostToDevice, j->other));
-    CUDA_CHECK(cudaEventRecord(j->join, j->other));
-    CUDA_CHECK(cudaStreamWaitEvent(j->rows.stream, j->join, 0));
-}
-
-/* What each row of a 2D copy in costs beside a contiguous copy in on
- * another stream: the time of both, less what their bytes alone need at
- * the contiguous rate, per row. Where the copy engines hide one copy's
- * per-row work under the other's bytes, this is less than row_cost_us. */
-static double row_cost_beside_us(size_t n, size_t width, double gbps,
-                                 double *h_matrix, cudaStream_t stream)
-{
-    size_t pitch = n * sizeof(double), bytes = n * width;
-    beside_job j = {
-        .rows = {.dst_pitch = width, .src = h_matrix, .src_pitch = pitch,
-                 .width = width, .rows = n,
-                 .kind = cudaMemcpyHostToDevice, .stream = stream},
-        .h_other = h_matrix,   /* n x width contiguous bytes of A */
-    };
-    cm_require_device_bytes(cm_mul_size(2, bytes, "the 2D-copy probe"),
-                            "the 2D-copy probe");
-    CUDA_CHECK(cudaMalloc(&j.rows.dst, bytes));
-    CUDA_CHECK(cudaMalloc(&j.d_other, bytes));
-    CUDA_CHECK(cudaStreamCreateWithFlags(&j.other, cudaStreamNonBlocking));
-    CUDA_CHECK(cudaEventCreateWithFlags(&j.fork, cudaEventDisableTiming));
-    CUDA_CHECK(cudaEventCreateWithFlags(&j.join, cudaEventDisableTiming));
-    cm_stats s = cm_time_events(copy_2d_beside, &j, stream, 1, 5);
-    CUDA_CHECK(cudaEventDestroy(j.fork));
-    CUDA_CHECK(cudaEventDestroy(j.join));
-    CUDA_CHECK(cudaStreamDestroy(j.other));
-    CUDA_CHECK(cudaFree(j.rows.dst));
-    CUDA_CHECK(cudaFree(j.d_other));
-    double bytes_ms = 2.0 * (double)bytes / (gbps * 1e6);
-    double extra_us = (s.median_ms - bytes_ms) * 1e3 / (double)n;
-    return extra_us > 0 ? extra_us : 0;
-}
-
 typedef struct {
     cublasHandle_t handle;
-    size_t side;
+    size_t rows, cols, inner, lda;
     double *d_a, *d_b, *d_c;
 } probe_job;
 
 static void probe_gemm(void *ctx)
 {
     probe_job *j = (probe_job *)ctx;
-    dgemm_rowmajor(j->handle, j->side, j->side, j->side, j->d_a, j->side,
-                   j->d_b, j->side, 0.0, j->d_c, j->side);
+    dgemm_rowmajor(j->handle, j->rows, j->cols, j->inner, j->d_a, j->lda,
+                   j->d_b, j->cols, 0.0, j->d_c, j->cols);
+}
+
+/* TFLOP/s of j's GEMM (rows x inner A with leading dimension lda, inner x
+ * cols B), on buffers of its own: the median of 3 after 1 warm-up. */
+static double time_gemm_tflops(probe_job *j, cudaStream_t stream)
+{
+    size_t a = j->rows * j->lda, b = j->inner * j->cols;
+    size_t c = j->rows * j->cols, e = sizeof(double);
+    cm_require_device_bytes((a + b + c) * e, "the DGEMM rate probe");
+    CUDA_CHECK(cudaMalloc(&j->d_a, a * e));
+    CUDA_CHECK(cudaMalloc(&j->d_b, b * e));
+    CUDA_CHECK(cudaMalloc(&j->d_c, c * e));
+    /* Random inputs, not zeros: a GEMM of zeros flips fewer bits, draws
+     * less power and can run at higher clocks than one of real data. */
+    cm_curand_uniform(j->d_a, CM_FLOAT64, a, 1, stream);
+    cm_curand_uniform(j->d_b, CM_FLOAT64, b, 2, stream);
+    cm_stats s = cm_time_events(probe_gemm, j, stream, 1, 3);
+    CUDA_CHECK(cudaFree(j->d_a));
+    CUDA_CHECK(cudaFree(j->d_b));
+    CUDA_CHECK(cudaFree(j->d_c));
+    return cm_tflops(2.0 * (double)j->rows * (double)j->cols *
+                     (double)j->inner, s.median_ms);
 }
 
 /* This GPU's DGEMM rate: one square GEMM that fits in the budget. */
 static double probe_gemm_tflops(cublasHandle_t handle, cudaStream_t stream,
                                 size_t n, size_t budget)
 {
-    probe_job j = {.handle = handle,
-                   .side = n < PROBE_SIDE_MAX ? n : PROBE_SIDE_MAX};
-    while (j.side > 64 && 3 * j.side * j.side * sizeof(double) > budget)
-        j.side /= 2;
-    size_t bytes = j.side * j.side * sizeof(double);
-    CUDA_CHECK(cudaMalloc(&j.d_a, bytes));
-    CUDA_CHECK(cudaMalloc(&j.d_b, bytes));
-    CUDA_CHECK(cudaMalloc(&j.d_c, bytes));
-    /* Random inputs, not zeros: a GEMM of zeros flips fewer bits, draws
-     * less power and can run at higher clocks than one of real data. */
-    cm_curand_uniform(j.d_a, CM_FLOAT64, j.side * j.side, 1, stream);
-    cm_curand_uniform(j.d_b, CM_FLOAT64, j.side * j.side, 2, stream);
-    cm_stats s = cm_time_events(probe_gemm, &j, stream, 1, 3);
-    CUDA_CHECK(cudaFree(j.d_a));
-    CUDA_CHECK(cudaFree(j.d_b));
-    CUDA_CHECK(cudaFree(j.d_c));
-    double side = (double)j.side;
-    return cm_tflops(2.0 * side * side * side, s.median_ms);
+    size_t side = n < PROBE_SIDE_MAX ? n : PROBE_SIDE_MAX;
+    while (side > 64 && 3 * side * side * sizeof(double) > budget)
+        side /= 2;
+    probe_job j = {.handle = handle, .rows = side, .cols = side,
+                   .inner = side, .lda = side};
+    return time_gemm_tflops(&j, stream);
+}
+
+double probe_tiled_gemm_tflops(cublasHandle_t handle, cudaStream_t stream,
+                               const ooc_plan *p)
+{
+    /* The shape of a full tile's GEMM: A a sub-matrix of an A piece of
+     * a_k columns, as streamed.cu passes it. Its buffers are at most the
+     * plan's slab, which fits the budget. */
+    probe_job j = {.handle = handle, .rows = p->tile_rows,
+                   .cols = p->tile_cols, .inner = p->tile_k, .lda = p->a_k};
+    return time_gemm_tflops(&j, stream);
+}
+
+typedef struct {
+    pack_pool *packers;
+    double *dst;
+    const double *src;
+    size_t src_pitch, width, rows;
+} pack_job;
+
+static void pack_region(void *ctx)
+{
+    pack_job *j = (pack_job *)ctx;
+    pack_rows(j->packers, j->dst, j->src, j->src_pitch, j->width, j->rows);
+}
+
+/* GB/s of the host threads packing n rows of `width` bytes, n doubles
+ * apart in h_matrix (the shape of a narrow A piece), into h_dst, one
+ * after the other: memcpy per row, as streamed.cu packs. */
+static double pack_gbps(pack_pool *packers, size_t n, size_t width,
+                        const double *h_matrix, double *h_dst)
+{
+    pack_job j = {.packers = packers, .dst = h_dst, .src = h_matrix,
+                  .src_pitch = n * sizeof(double), .width = width,
+                  .rows = n};
+    cm_stats s = cm_time_host(pack_region, &j, 1, 5);
+    return cm_gbps((double)(n * width), s.median_ms);
 }
 
 /* GB/s of a 2D copy with rows of `width` bytes, by the row-cost model. */
@@ -203,7 +196,8 @@ static double gbps_2d(double width, double gbps, double row_us)
 }
 
 void measure_rates(ooc_rates *r, cublasHandle_t handle, cudaStream_t stream,
-                   size_t n, size_t budget, double *h_a, double *h_c)
+                   size_t n, size_t budget, pack_pool *packers, double *h_a,
+                   double *h_c)
 {
     size_t bytes = n * n * sizeof(double);
     size_t ceiling_bytes = bytes < CEILING_BYTES ? bytes : CEILING_BYTES;
@@ -212,28 +206,33 @@ void measure_rates(ooc_rates *r, cublasHandle_t handle, cudaStream_t stream,
                                          cudaMemcpyHostToDevice, 2, 10);
     r->d2h_gbps = cm_measure_pinned_gbps(ceiling_bytes,
                                          cudaMemcpyDeviceToHost, 2, 10);
-    /* Rows narrower than a matrix row exist only for n >= 2. The D2H probe
-     * writes into h_c, which the real run overwrites later. */
+    /* Rows narrower than a matrix row exist only for n >= 2. The D2H and
+     * packing probes write into h_c, which the real run overwrites
+     * later. */
     size_t width = n * sizeof(double) / 2;
     width = width < PROBE_ROW_BYTES ? width : PROBE_ROW_BYTES;
-    r->h2d_row_us = r->d2h_row_us = r->h2d_row_beside_us = 0;
+    r->h2d_row_us = r->d2h_row_us = r->pack_gbps = 0;
+    r->pack_threads = pack_pool_threads(packers);
     if (n >= 2) {
         r->h2d_row_us = row_cost_us(n, width, cudaMemcpyHostToDevice,
                                     r->h2d_gbps, h_a, stream);
         r->d2h_row_us = row_cost_us(n, width, cudaMemcpyDeviceToHost,
                                     r->d2h_gbps, h_c, stream);
-        r->h2d_row_beside_us = row_cost_beside_us(n, width, r->h2d_gbps,
-                                                  h_a, stream);
+        r->pack_gbps = pack_gbps(packers, n, width, h_a, h_c);
     }
     r->gemm_tflops = probe_gemm_tflops(handle, stream, n, budget);
+    r->tiled_gemm_tflops = 0;
     printf("measured: pinned copies in %.2f GB/s, out %.2f GB/s (%s each); "
            "DGEMM %.2f TFLOP/s\n", r->h2d_gbps, r->d2h_gbps,
            cm_fmt_bytes_short(ceiling_bytes, text, sizeof text),
            r->gemm_tflops);
     printf("measured: 2D copies of %zu rows of %zu bytes: in %.2f GB/s, out "
            "%.2f GB/s; so each row costs %.3f us in, %.3f us out on top of "
-           "its bytes, and %.3f us in beside a contiguous copy in\n", n,
-           width, gbps_2d((double)width, r->h2d_gbps, r->h2d_row_us),
+           "its bytes\n", n, width,
+           gbps_2d((double)width, r->h2d_gbps, r->h2d_row_us),
            gbps_2d((double)width, r->d2h_gbps, r->d2h_row_us),
-           r->h2d_row_us, r->d2h_row_us, r->h2d_row_beside_us);
+           r->h2d_row_us, r->d2h_row_us);
+    printf("measured: the same rows packed into one block on the host by %d "
+           "thread%s (memcpy a row): %.2f GB/s\n", r->pack_threads,
+           r->pack_threads > 1 ? "s" : "", r->pack_gbps);
 }

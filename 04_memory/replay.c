@@ -16,16 +16,27 @@ static double copy_ms(double bytes, double rows_2d, double gbps,
     return bytes / (gbps * 1e6) + rows_2d * row_us * 1e-3;
 }
 
+/* Milliseconds for the host threads to pack `bytes` of an A piece; 0
+ * when no packing rate is known. */
+static double pack_ms(double bytes, const ooc_rates *r)
+{
+    return r->pack_gbps > 0 ? bytes / (r->pack_gbps * 1e6) : 0;
+}
+
 /* The tiled plan, replayed as streamed.cu runs it. One clock for the
- * link in (the A and B copies share it, in the order they are issued),
- * one for the GEMMs, one for the copies out. a_free[s], b_free[s]: when
- * the GEMMs that read buffer s last were over; home[s]: when C buffer s
- * last went home. */
+ * host (it packs each narrow A piece, once the copy that last read its
+ * staging buffer is over, and only then issues what follows), one for
+ * the link in (A and B copies take turns on it, in the order they are
+ * issued), one for the GEMMs, one for the copies out. a_free[s],
+ * b_free[s]: when the GEMMs that read device buffer s last were over;
+ * sent[s]: when staging buffer s was last copied from; home[s]: when C
+ * buffer s last went home. */
 static double tiled_estimate(const ooc_plan *p, const ooc_rates *r)
 {
-    double e = (double)p->elem_bytes, flop_per_ms = r->gemm_tflops * 1e9;
-    double link = 0, gemm = 0, out = 0;
+    double e = (double)p->elem_bytes, flop_per_ms = gemm_rate(p, r) * 1e9;
+    double host = 0, link = 0, gemm = 0, out = 0;
     double a_free[2] = {0, 0}, b_free[2] = {0, 0}, home[2] = {0, 0};
+    double sent[2] = {0, 0};
     size_t n = p->n, ga = 0, gb = 0;
     for (size_t ti = 0; ti < p->row_tiles; ti++)
         for (size_t tj = 0; tj < p->col_tiles; tj++) {
@@ -35,10 +46,14 @@ static double tiled_estimate(const ooc_plan *p, const ooc_rates *r)
             int first = 1;
             for (size_t ap = 0; ap < p->a_pieces; ap++, ga++) {
                 size_t a_cols = tile_extent(n, p->a_k, ap), sa = ga % 2;
-                link = fmax(link, ga >= 2 ? a_free[sa] : 0) +
-                       copy_ms(e * (double)(rows * a_cols),
-                               a_cols < n ? (double)rows : 0, r->h2d_gbps,
-                               r->h2d_row_beside_us);
+                double bytes = e * (double)(rows * a_cols);
+                /* Piece g + 1 is packed while piece g is sent; piece g + 2
+                 * waits for that send, its staging buffer's. */
+                if (a_cols < n)
+                    host = fmax(host, sent[sa]) + pack_ms(bytes, r);
+                link = fmax(fmax(link, host), ga >= 2 ? a_free[sa] : 0) +
+                       copy_ms(bytes, 0, r->h2d_gbps, 0);
+                sent[sa] = link;
                 double a_in = link;
                 size_t pieces = tile_count(a_cols, p->tile_k);
                 for (size_t bp = 0; bp < pieces; bp++, gb++) {
@@ -46,7 +61,7 @@ static double tiled_estimate(const ooc_plan *p, const ooc_rates *r)
                     link = fmax(link, gb >= 2 ? b_free[sb] : 0) +
                            copy_ms(e * (double)(k * cols),
                                    cols < n ? (double)k : 0, r->h2d_gbps,
-                                   r->h2d_row_beside_us);
+                                   r->h2d_row_us);
                     double ready = fmax(a_in, link);
                     if (first && tile >= p->c_buffers)
                         ready = fmax(ready, home[cb]);
@@ -108,16 +123,23 @@ void copy_times(const ooc_plan *p, const ooc_rates *r, double *in,
                 double *out)
 {
     *in = copy_ms((double)p->h2d_bytes, (double)p->h2d_rows_2d,
-                  r->h2d_gbps, r->h2d_row_beside_us);
+                  r->h2d_gbps, r->h2d_row_us);
     *out = copy_ms((double)p->d2h_bytes, (double)p->d2h_rows_2d,
                    r->d2h_gbps, r->d2h_row_us);
+}
+
+double gemm_rate(const ooc_plan *p, const ooc_rates *r)
+{
+    if (p->kind == OOC_TILED && r->tiled_gemm_tflops > 0)
+        return r->tiled_gemm_tflops;
+    return r->gemm_tflops;
 }
 
 double ooc_estimate_ms(const ooc_plan *p, const ooc_rates *r,
                        double *gemm_ms)
 {
     double n = (double)p->n;
-    double gemm = 2.0 * n * n * n / (r->gemm_tflops * 1e9);
+    double gemm = 2.0 * n * n * n / (gemm_rate(p, r) * 1e9);
     if (gemm_ms)
         *gemm_ms = gemm;
     double ms = p->kind == OOC_RESIDENT ? resident_estimate(p, r)

@@ -16,7 +16,8 @@ static const cudaMemcpyKind H2D = cudaMemcpyHostToDevice;
 /* rows of `width` bytes, src_pitch apart, to rows dst_pitch apart. Whole
  * rows of a matrix are one block of memory, and cudaMemcpyAsync copies it
  * at full speed; narrower rows need cudaMemcpy2DAsync, whose DMA pays
- * for every row (probe.cu measures how much). */
+ * for every row (probe.cu measures how much): here only B pieces and C
+ * tiles narrower than n, whose rows are long. */
 static void copy_rows(void *dst, size_t dst_pitch, const void *src,
                       size_t src_pitch, size_t width, size_t rows,
                       cudaMemcpyKind kind, cudaStream_t stream)
@@ -49,6 +50,33 @@ static void send_home(ooc_job *j, int slot, size_t row0, size_t col0,
     CUDA_CHECK(cudaEventRecord(j->home[slot], j->copy_out));
 }
 
+/* A[row0 : row0 + rows, a0 : a0 + a_cols] into device buffer sa. As
+ * rows of a_cols elements n apart, a 2D copy would pay the copy engine
+ * for each row (on an H200, a 5000 x 570 piece crossed so at 23 GB/s in
+ * the pipeline, not 55); so host threads pack the rows into staging buffer sa
+ * first, and the piece goes over as one block. Staging buffer sa may be
+ * packed again only once its last copy (piece ga - 2) is over: the host
+ * waits for that, while piece ga - 1 crosses from the other buffer. At a
+ * run's start the event still marks the previous run's last copy out of
+ * that buffer, which is waited for too; an event never recorded counts
+ * as complete. */
+static void send_a_piece(ooc_job *j, int sa, size_t row0, size_t a0,
+                         size_t a_cols, size_t rows)
+{
+    size_t n = j->plan->n, e = sizeof(double);
+    const double *h_piece = j->h_a + row0 * n + a0;
+    if (j->plan->staging_bytes == 0) {   /* whole rows: one block as is */
+        copy_rows(j->d_a[sa], a_cols * e, h_piece, n * e, a_cols * e, rows,
+                  H2D, j->copy_a);
+        return;
+    }
+    CUDA_CHECK(cudaEventSynchronize(j->staged[sa]));
+    pack_rows(j->packers, j->h_stage[sa], h_piece, n * e, a_cols * e, rows);
+    CUDA_CHECK(cudaMemcpyAsync(j->d_a[sa], j->h_stage[sa], a_cols * e * rows,
+                               H2D, j->copy_a));
+    CUDA_CHECK(cudaEventRecord(j->staged[sa], j->copy_a));
+}
+
 /* A and B pieces alternate between two buffers each: piece g uses buffer
  * g % 2, once the GEMMs that read piece g - 2 are over. */
 static void tiled_gemm(ooc_job *j)
@@ -66,13 +94,10 @@ static void tiled_gemm(ooc_job *j)
                 int sa = (int)(ga % 2);
                 size_t a0 = ap * p->a_k, a_cols = tile_extent(n, p->a_k, ap);
                 if (j->copies) {
-                    /* A[rows, a0:a0 + a_cols]: rows of a_cols elements, n
-                     * apart on the host, packed on the GPU. */
                     if (ga >= 2)
                         CUDA_CHECK(cudaStreamWaitEvent(j->copy_a,
                                                        j->a_used[sa], 0));
-                    copy_rows(j->d_a[sa], a_cols * e, j->h_a + row0 * n + a0,
-                              n * e, a_cols * e, rows, H2D, j->copy_a);
+                    send_a_piece(j, sa, row0, a0, a_cols, rows);
                     mark_full(j, j->a_in[sa], j->copy_a);
                 }
                 size_t pieces = tile_count(a_cols, p->tile_k);
@@ -80,8 +105,10 @@ static void tiled_gemm(ooc_job *j)
                     int sb = (int)(gb % 2);
                     size_t k0, k = ooc_b_piece(p, ap, bp, &k0);
                     if (j->copies) {
-                        /* B[k0:k0 + k, cols], on the other copy stream, so
-                         * that it runs beside the A pieces' 2D copies. */
+                        /* B[k0:k0 + k, cols], on the other copy stream:
+                         * the copy engine takes A and B copies in turn,
+                         * and a B piece need not wait behind the next A
+                         * piece's wait for its buffer. */
                         if (gb >= 2)
                             CUDA_CHECK(cudaStreamWaitEvent(
                                 j->copy_b, j->b_used[sb], 0));

@@ -82,20 +82,22 @@ size_t ooc_layout_tiled(ooc_plan *p, size_t n, size_t elem_bytes,
 
     /* Tile (i, j) reads its rows of A (rows_i x n) and its columns of B
      * (n x cols_j); summed over all tiles that is all of A once per tile
-     * column and all of B once per tile row, edge tiles included. An A
-     * piece narrower than a row of A, or a tile narrower than a row of B
-     * and C, is a 2D copy: count its rows. */
+     * column and all of B once per tile row, edge tiles included. A tile
+     * narrower than a row of B and C makes B pieces and C tiles 2D
+     * copies: count their rows. An A piece narrower than a row of A is
+     * packed on the host into a staging buffer and copied whole. */
     size_t matrix = n * n * elem_bytes;
     p->h2d_bytes = matrix * (p->col_tiles + p->row_tiles);
     p->d2h_bytes = matrix;
     p->h2d_rows_2d = 0;
     p->d2h_rows_2d = 0;
-    if (p->a_k < n)
-        p->h2d_rows_2d += n * p->a_pieces * p->col_tiles;
     if (p->tile_cols < n) {
-        p->h2d_rows_2d += n * p->row_tiles * p->col_tiles;
+        p->h2d_rows_2d = n * p->row_tiles * p->col_tiles;
         p->d2h_rows_2d = n * p->col_tiles;
     }
+    p->staging_bytes = p->a_k < n ? 2 * p->tile_rows * p->a_k * elem_bytes
+                                  : 0;
+    p->pack_threads = 0;
     p->estimate_ms = 0;
     return p->device_bytes;
 }
@@ -133,6 +135,8 @@ size_t ooc_layout_resident(ooc_plan *p, size_t n, size_t elem_bytes,
     p->h2d_bytes = 2 * n * n * elem_bytes;
     p->d2h_bytes = n * n * elem_bytes;
     p->h2d_rows_2d = p->d2h_rows_2d = 0;
+    p->staging_bytes = 0;
+    p->pack_threads = 0;
     p->estimate_ms = 0;
     return p->device_bytes;
 }
@@ -166,7 +170,7 @@ double ooc_io_bound_bytes(size_t n, size_t elem_bytes, size_t budget,
 char *ooc_plan_describe(const ooc_plan *p, char *buf, size_t len)
 {
     size_t n = p->n, e = p->elem_bytes;
-    char slab[32], copies[160];
+    char slab[32], copies[160], staging[200], host[32];
     cm_fmt_bytes_short(p->device_bytes, slab, sizeof slab);
     if (p->kind == OOC_RESIDENT) {
         snprintf(buf, len, "B resident, uploaded in %zu pieces of %zu rows; "
@@ -181,28 +185,38 @@ char *ooc_plan_describe(const ooc_plan *p, char *buf, size_t len)
                  p->estimate_ms);
         return buf;
     }
-    if (p->a_k < n && p->tile_cols < n)
-        snprintf(copies, sizeof copies, "A pieces in rows of %zu bytes, B "
-                 "pieces and C tiles in rows of %zu", p->a_k * e,
-                 p->tile_cols * e);
-    else if (p->a_k < n)
-        snprintf(copies, sizeof copies, "A pieces in rows of %zu bytes",
-                 p->a_k * e);
-    else if (p->tile_cols < n)
+    if (p->tile_cols < n)
         snprintf(copies, sizeof copies, "B pieces and C tiles in rows of "
                  "%zu bytes", p->tile_cols * e);
     else
         snprintf(copies, sizeof copies, "none");
+    /* A pieces of whole rows are one block of A already; narrower ones
+     * are packed into host staging first. */
+    if (p->staging_bytes == 0)
+        snprintf(staging, sizeof staging, "A pieces whole rows, sent as "
+                 "they are");
+    else if (p->pack_threads > 0)
+        snprintf(staging, sizeof staging, "A pieces packed by %d host "
+                 "thread%s into 2 pinned staging buffers, %s on the host "
+                 "(outside the budget), then sent whole", p->pack_threads,
+                 p->pack_threads > 1 ? "s" : "",
+                 cm_fmt_bytes_short(p->staging_bytes, host, sizeof host));
+    else
+        snprintf(staging, sizeof staging, "A pieces packed into 2 pinned "
+                 "staging buffers, %s on the host (outside the budget), "
+                 "then sent whole",
+                 cm_fmt_bytes_short(p->staging_bytes, host, sizeof host));
     snprintf(buf, len, "C in %zu x %zu tiles of %zu x %zu (edge %zu x %zu), "
              "%zu C buffer%s; per tile, A in %zu pieces of %zu columns, B "
              "in %zu pieces of %zu rows, two buffers each\n  %zu C + 2 A + "
-             "2 B = %s on the GPU; moves %.3f GB in, %.3f GB out; 2D "
+             "2 B = %s on the GPU; %s; moves %.3f GB in, %.3f GB out; 2D "
              "copies: %s; estimate %.2f ms", p->row_tiles, p->col_tiles,
              p->tile_rows, p->tile_cols,
              tile_extent(n, p->tile_rows, p->row_tiles - 1),
              tile_extent(n, p->tile_cols, p->col_tiles - 1), p->c_buffers,
              p->c_buffers > 1 ? "s" : "", p->a_pieces, p->a_k, p->k_pieces,
-             p->tile_k, p->c_buffers, slab, (double)p->h2d_bytes / 1e9,
-             (double)p->d2h_bytes / 1e9, copies, p->estimate_ms);
+             p->tile_k, p->c_buffers, slab, staging,
+             (double)p->h2d_bytes / 1e9, (double)p->d2h_bytes / 1e9, copies,
+             p->estimate_ms);
     return buf;
 }

@@ -19,9 +19,10 @@
  *   the budget allows; a tile stays on the GPU while its inner dimension
  *   streams past: A pieces (tile rows x a_k) and B pieces (tile_k x tile
  *   cols), each through two buffers, on two copy streams. An A piece is a
- *   block of columns of A, a 2D copy that pays for each of its rows, so it
- *   is made wider than a B piece, whose rows are long: each A piece serves
- *   a_k / tile_k B pieces.
+ *   block of columns of A: host threads pack its rows into one of two
+ *   pinned staging buffers (host memory, outside the budget), and it goes
+ *   over as one contiguous copy. It may be wider than a B piece is long:
+ *   each A piece serves a_k / tile_k B pieces.
  */
 #ifndef TILING_H
 #define TILING_H
@@ -62,10 +63,12 @@ typedef struct {
     double h2d_gbps, d2h_gbps;     /* contiguous pinned copies, 1e9 B/s */
     double h2d_row_us, d2h_row_us; /* each row of a 2D copy costs this on
                                       top of its bytes, microseconds */
-    double h2d_row_beside_us;      /* the same, for a 2D copy in while
-                                      another copy in runs beside it, as
-                                      tiled plans copy A and B pieces */
+    double pack_gbps;              /* host threads packing an A piece's
+                                      rows into staging, 1e9 B/s */
+    int pack_threads;              /* the threads that measured it */
     double gemm_tflops;            /* GEMM rate, 1e12 flop/s */
+    double tiled_gemm_tflops;      /* the tiled GEMMs' rate, measured for
+                                      one plan's shape; 0: gemm_tflops */
     int copy_engines;              /* asyncEngineCount: 2 or more lets
                                       copies in and out overlap; with 1
                                       they take turns, with 0 nothing
@@ -93,6 +96,11 @@ typedef struct {
     size_t h2d_bytes;     /* tiled: A x col_tiles + B x row_tiles */
     size_t d2h_bytes;     /* C once */
     size_t h2d_rows_2d, d2h_rows_2d;  /* rows copied by 2D copies */
+    size_t staging_bytes; /* tiled, A pieces narrower than A: two pinned
+                             host buffers of one A piece each, into which
+                             they are packed; 0 otherwise */
+    int pack_threads;     /* the threads that pack them (from the rates;
+                             0: not known) */
     double estimate_ms;   /* the model's time (0 until estimated) */
 } ooc_plan;
 
@@ -119,8 +127,13 @@ size_t ooc_b_piece(const ooc_plan *p, size_t ap, size_t bp, size_t *k0);
  * their streams: each copy or GEMM starts when its stream is free and its
  * inputs are there, a buffer is refilled once the GEMMs that read it are
  * over, a C buffer written again once its last contents are home. Tiled:
- * the copies of A and B pieces share the link in, each 2D row costing
- * h2d_row_beside_us. Both assume a copy engine each way; with fewer
+ * the copies of A and B pieces take turns on the link in, in the order
+ * they are issued (one copy engine a direction runs them one after the
+ * other), B's 2D rows costing h2d_row_us each; an A piece narrower than A
+ * is first packed on the host at pack_gbps, once its staging buffer's
+ * last copy is over, and then copied whole. The tiled GEMMs run at
+ * tiled_gemm_tflops where it is set. Both assume a copy engine each way;
+ * with fewer
  * (rates->copy_engines) the time is at least the floor of common/floor.h
  * for the GEMMs and all copies: with one engine the copies in and out add
  * up, with none the GEMMs too. */
@@ -150,8 +163,9 @@ int ooc_plan_make(size_t n, size_t elem_bytes, size_t budget,
                   size_t granule, const ooc_rates *rates, ooc_kind kind,
                   ooc_plan *p);
 
-/* Two lines for people: the shape, the slab, the bytes in, which copies
- * are 2D and the estimate. Returns buf. */
+/* Two lines for people: the shape, the slab, the host staging and its
+ * threads, the bytes in, which copies are 2D and the estimate. Returns
+ * buf. */
 char *ooc_plan_describe(const ooc_plan *p, char *buf, size_t len);
 
 #ifdef __cplusplus

@@ -5,6 +5,7 @@
  *   size_t c_bytes = align_up(rows * cols * elem_bytes);
  *   size_t rows = balanced(n, min_size(n, OOC_FILL_ROWS));
  *   copy_times(plan, rates, &in_ms, &out_ms);
+ *   double flop_per_ms = gemm_rate(plan, rates) * 1e9;
  */
 #ifndef TILING_PARTS_H
 #define TILING_PARTS_H
@@ -25,6 +26,10 @@ size_t balanced(size_t n, size_t most);
 /* a_k as a whole number of tile_k pieces, at least one; n when that
  * covers all of A's columns. */
 size_t whole_pieces(size_t n, size_t tile_k, size_t a_k);
+
+/* The rate p's GEMMs run at, 1e12 flop/s: tiled_gemm_tflops for a tiled
+ * plan where it is set, else gemm_tflops. */
+double gemm_rate(const ooc_plan *p, const ooc_rates *r);
 
 /* The copies in and out of p at the measured rates, 2D rows included:
  * no schedule of p can take less than either, nor than its GEMMs

@@ -55,11 +55,12 @@ static void expect_valid_tiled(const ooc_plan *p, size_t n, size_t budget,
     EXPECT(k_next == n && pieces == p->k_pieces);
     EXPECT(p->h2d_bytes == n * n * 8 * (p->row_tiles + p->col_tiles));
     EXPECT(p->d2h_bytes == n * n * 8);
-    /* 2D rows: A pieces narrower than n, B pieces and C tiles too. */
-    size_t a_rows = p->a_k < n ? n * p->a_pieces * p->col_tiles : 0;
+    /* 2D rows: B pieces and C tiles narrower than n. A pieces never: a
+     * narrow one is packed into one of two host staging buffers first. */
     size_t b_rows = cols < n ? n * p->row_tiles * p->col_tiles : 0;
-    EXPECT(p->h2d_rows_2d == a_rows + b_rows);
+    EXPECT(p->h2d_rows_2d == b_rows);
     EXPECT(p->d2h_rows_2d == (cols < n ? n * p->col_tiles : 0));
+    EXPECT(p->staging_bytes == (p->a_k < n ? 2 * rows * p->a_k * 8 : 0));
     /* Buffers in order, aligned, not overlapping, inside the slab. */
     EXPECT(p->c_offset[0] == 0 && p->a_offset[0] % OOC_ALIGN == 0);
     EXPECT(p->a_offset[0] >= p->c_buffers * rows * cols * 8);
@@ -89,6 +90,7 @@ static void expect_valid_resident(const ooc_plan *p, size_t n,
     /* A and B once, C once, all whole rows. */
     EXPECT(p->h2d_bytes == 2 * n * n * 8 && p->d2h_bytes == n * n * 8);
     EXPECT(p->h2d_rows_2d == 0 && p->d2h_rows_2d == 0);
+    EXPECT(p->staging_bytes == 0);
     /* B first, then the A slots, then the C slots, none overlapping. */
     EXPECT(p->b_offset[0] == 0 && p->b_offset[1] == 0);
     EXPECT(p->a_offset[0] >= n * n * 8 && p->a_offset[0] % OOC_ALIGN == 0);
@@ -165,11 +167,12 @@ static void io_bound(void)
 }
 
 /* Replays of both plans, worked by hand on round numbers: 1 GB/s both
- * ways (1 MB = 1 ms), 1 us per 2D row, 1 TFLOP/s (1 GFLOP = 1 ms). */
+ * ways (1 MB = 1 ms), 1 us per 2D row, packing on the host at 2 GB/s (2
+ * MB = 1 ms), 1 TFLOP/s (1 GFLOP = 1 ms). */
 static void estimates_by_hand(void)
 {
     ooc_rates slow = {.h2d_gbps = 1.0, .d2h_gbps = 1.0, .h2d_row_us = 1.0,
-                      .d2h_row_us = 1.0, .h2d_row_beside_us = 1.0,
+                      .d2h_row_us = 1.0, .pack_gbps = 2.0, .pack_threads = 1,
                       .gemm_tflops = 1.0, .copy_engines = 2};
     ooc_plan p;
     /* Resident, n = 1000, 4 panels of 250, B in 2 pieces of 500. A0, A1
@@ -192,43 +195,77 @@ static void estimates_by_hand(void)
     EXPECT(near(ooc_estimate_ms(&p, &slow, NULL), 21.5));
 
     /* Tiled, n = 1000: 2 row tiles of 500 x 1000, one C buffer; A pieces
-     * of 500 x 500 (2 MB and 500 2D rows: 2.5 ms), B pieces of 250 x 1000
-     * (whole rows, 2 MB: 2 ms), two per A piece; GEMMs of 0.25; a tile
-     * home in 4. Tile 0: A 0..2.5, B 2.5..4.5 (GEMM to 4.75), B ..6.5
-     * (6.75); A 6.5..9, B ..11 (11.25), B ..13 (13.25); home 17.25.
-     * Tile 1: A 13..15.5, B ..17.5, GEMM waits for home (17.25) and B:
-     * 17.75; B ..19.5 (19.75); A ..22, B ..24 (24.25), B ..26 (26.25);
-     * home 30.25. */
+     * of 500 x 500 (2 MB), each packed on the host (1 ms) into staging
+     * buffer g % 2 once that buffer's last copy is over, then copied whole
+     * (2 ms); B pieces of 250 x 1000 (whole rows, 2 MB: 2 ms), two per A
+     * piece; GEMMs of 0.25; a tile home in 4. Tile 0: pack 0..1, A 1..3,
+     * B ..5 (GEMM to 5.25), B ..7 (7.25); pack 1..2, A 7..9, B ..11
+     * (11.25), B ..13 (13.25); home 17.25. Tile 1: pack 3..4 (staging 0
+     * free at 3), A 13..15, B ..17, GEMM waits for home (17.25): 17.5; B
+     * ..19 (19.25); pack 9..10, A 19..21, B ..23 (23.25), B ..25 (25.25);
+     * home 29.25. */
     ooc_layout_tiled(&p, 1000, 8, 500, 1000, 250, 500, 1);
     EXPECT(p.row_tiles == 2 && p.col_tiles == 1 && p.c_buffers == 1);
     EXPECT(p.a_pieces == 2 && p.k_pieces == 4 && p.a_k == 500);
-    EXPECT(p.h2d_bytes == 24000000 && p.h2d_rows_2d == 2000);
-    EXPECT(p.d2h_rows_2d == 0);
-    EXPECT(near(ooc_estimate_ms(&p, &slow, NULL), 30.25));
+    EXPECT(p.h2d_bytes == 24000000 && p.h2d_rows_2d == 0);
+    EXPECT(p.d2h_rows_2d == 0 && p.staging_bytes == 4000000);
+    EXPECT(near(ooc_estimate_ms(&p, &slow, NULL), 29.25));
+    /* No per-row cost for A: its pieces are copied whole, so the price of
+     * a 2D row does not move the estimate. */
+    ooc_rates dear_rows = slow;
+    dear_rows.h2d_row_us = 100.0;
+    EXPECT(near(ooc_estimate_ms(&p, &dear_rows, NULL), 29.25));
+    /* Packing enters it: free, the first A piece goes at once (A 0..2,
+     * ... home 28.25); at 0.25 GB/s (8 ms a piece) the host is the
+     * bottleneck: the 4 packs end at 8, 16, 24 and 32 (each after the
+     * one before, its buffer free by then), the last A 32..34, its B
+     * pieces ..36 and ..38, the last GEMM to 38.25, home 42.25. */
+    ooc_rates free_pack = slow, slow_pack = slow;
+    free_pack.pack_gbps = 0;
+    slow_pack.pack_gbps = 0.25;
+    EXPECT(near(ooc_estimate_ms(&p, &free_pack, NULL), 28.25));
+    EXPECT(near(ooc_estimate_ms(&p, &slow_pack, NULL), 42.25));
+    /* The tiled GEMMs at a rate of their own: at 0.5 TFLOP/s each takes
+     * 0.5, not 0.25; the copies stay as they were, so each tile's last
+     * GEMM, and its trip home, end 0.25 later: 29.5. The resident plan
+     * keeps gemm_tflops. */
+    ooc_rates thin = slow;
+    thin.tiled_gemm_tflops = 0.5;
+    double gemm_ms;
+    EXPECT(near(ooc_estimate_ms(&p, &thin, &gemm_ms), 29.5));
+    EXPECT(near(gemm_ms, 4.0));
+    ooc_estimate_ms(&p, &slow, &gemm_ms);
+    EXPECT(near(gemm_ms, 2.0));
     /* Fewer copy engines: at least the floor of all copies and GEMMs.
-     * One engine: in 24 + 2 (2D rows) + out 8 = 34; none: + GEMMs 2 =
-     * 36; three engines are as good as two. */
+     * One engine: in 24 + out 8 = 32; none: + GEMMs 2 = 34; three
+     * engines are as good as two. */
     ooc_rates one_engine = slow, no_engine = slow, three = slow;
     one_engine.copy_engines = 1;
     no_engine.copy_engines = 0;
     three.copy_engines = 3;
-    EXPECT(near(ooc_estimate_ms(&p, &one_engine, NULL), 34.0));
-    EXPECT(near(ooc_estimate_ms(&p, &no_engine, NULL), 36.0));
-    EXPECT(near(ooc_estimate_ms(&p, &three, NULL), 30.25));
-    /* The resident replay of 4 panels (20.25 above): in 16 + out 8. */
+    EXPECT(near(ooc_estimate_ms(&p, &one_engine, NULL), 32.0));
+    EXPECT(near(ooc_estimate_ms(&p, &no_engine, NULL), 34.0));
+    EXPECT(near(ooc_estimate_ms(&p, &three, NULL), 29.25));
+    /* The resident replay of 4 panels (20.25 above): in 16 + out 8; its
+     * GEMMs are not tiled ones. */
     ooc_plan r4;
     ooc_layout_resident(&r4, 1000, 8, 250, 2);
     EXPECT(near(ooc_estimate_ms(&r4, &one_engine, NULL), 24.0));
     EXPECT(near(ooc_estimate_ms(&r4, &no_engine, NULL), 26.0));
+    EXPECT(near(ooc_estimate_ms(&r4, &thin, NULL), 20.25));
     /* A second C buffer never makes the replay slower. */
     ooc_plan two;
     ooc_layout_tiled(&two, 1000, 8, 500, 1000, 250, 500, 2);
     EXPECT(two.c_buffers == 2 && two.device_bytes > p.device_bytes);
-    EXPECT(ooc_estimate_ms(&two, &slow, NULL) <= 30.25 + 1e-9);
-    /* Row strips with whole-row pieces copy nothing 2D. */
+    EXPECT(ooc_estimate_ms(&two, &slow, NULL) <= 29.25 + 1e-9);
+    /* Row strips with whole-row pieces copy nothing 2D and pack nothing:
+     * the packing rate does not matter. */
     ooc_layout_tiled(&p, 1000, 8, 500, 1000, 250, 1000, 2);
     EXPECT(p.a_k == 1000 && p.a_pieces == 1 && p.k_pieces == 4);
     EXPECT(p.h2d_rows_2d == 0 && p.d2h_rows_2d == 0);
+    EXPECT(p.staging_bytes == 0);
+    EXPECT(near(ooc_estimate_ms(&p, &slow_pack, NULL),
+                ooc_estimate_ms(&p, &free_pack, NULL)));
     /* A pieces are whole numbers of B pieces, edges included: n = 1001,
      * A pieces of 512 and 489 columns, B pieces of 256, 256 | 256, 233. */
     ooc_layout_tiled(&p, 1001, 8, 1001, 1001, 256, 700, 1);
@@ -271,8 +308,8 @@ int main(void)
      * upload plus the GEMMs that need all of B. */
     ooc_rates rates = {.h2d_gbps = 55.0, .d2h_gbps = 55.0,
                        .h2d_row_us = 0.04, .d2h_row_us = 0.04,
-                       .h2d_row_beside_us = 0.04, .gemm_tflops = 60.0,
-                       .copy_engines = 2};
+                       .pack_gbps = 68.0, .pack_threads = 8,
+                       .gemm_tflops = 60.0, .copy_engines = 2};
     EXPECT(ooc_plan_make(10000, 8, gib, chunk, &rates, OOC_ANY, &p) == 0);
     expect_valid_resident(&p, 10000, gib, chunk);
     EXPECT(ooc_plan_make(10000, 8, gib, chunk, &rates, OOC_TILED, &q) == 0);
@@ -285,15 +322,16 @@ int main(void)
     EXPECT(p.estimate_ms > 800e6 / 55e6);
     EXPECT(p.estimate_ms > gemm_ms && p.estimate_ms < 1.6 * gemm_ms);
 
-    /* 256 MiB: B does not fit. Whether 2D rows are dear (as alone on an
-     * H200) or free, and with no rates at all, the plan is C in square
+    /* 256 MiB: B does not fit. Whether A pieces are packed at the H200
+     * host's rate or for free, and with no rates at all, the plan is C in
+     * square
      * tiles of 5000 (one C buffer, most of the budget) with A and B
      * streamed past: 3.2 GB in, 0.8 GB out, within 1.5x of the bound
      * (2.762 GB), where the plan this replaced (4 x 2 tiles, two C
      * buffers: 4.8 GB in) was at 2.03x and slower by its own estimate. */
-    ooc_rates free_rows = rates;
-    free_rows.h2d_row_beside_us = 0;
-    const ooc_rates *at_256[] = {&rates, &free_rows, NULL};
+    ooc_rates free_pack = rates;
+    free_pack.pack_gbps = 0;
+    const ooc_rates *at_256[] = {&rates, &free_pack, NULL};
     for (size_t i = 0; i < 3; i++) {
         EXPECT(ooc_plan_make(10000, 8, 256 * MIB, chunk, at_256[i],
                              OOC_ANY, &p) == 0);
@@ -302,7 +340,8 @@ int main(void)
         EXPECT(p.c_buffers == 1 && p.h2d_bytes == 3200000000u);
         EXPECT(over_bound(&p, 256 * MIB) <= 1.5);
         EXPECT(p.tile_rows * p.tile_cols * 8 >= 0.7 * 256 * MIB);
-        EXPECT(p.a_k > p.tile_k);     /* A pieces wider than B's are long */
+        EXPECT(p.a_k < 10000 && p.staging_bytes == 2 * 5000 * p.a_k * 8);
+        EXPECT(p.pack_threads == (at_256[i] ? 8 : 0));
     }
     ooc_layout_tiled(&q, 10000, 8, 2500, 5000, 556, 556, 2);
     EXPECT(round_up(q.device_bytes, chunk) <= 256 * MIB);
@@ -311,15 +350,24 @@ int main(void)
            == 0);
     EXPECT(p.estimate_ms < ooc_estimate_ms(&q, &rates, NULL));
 
-    /* The dearer a 2D row, the wider the A pieces the planner takes. */
-    ooc_rates dear_rows = rates;
-    dear_rows.h2d_row_beside_us = 0.3;
-    EXPECT(ooc_plan_make(10000, 8, 256 * MIB, chunk, &free_rows, OOC_ANY,
-                         &p) == 0);
-    EXPECT(ooc_plan_make(10000, 8, 256 * MIB, chunk, &dear_rows, OOC_ANY,
+    /* Packed faster than the link, A's packing hides under the copies
+     * but for the first piece; packed slower, it sets the pace: a plan
+     * that packs cannot beat all of A's packing (A once per tile column)
+     * at that rate. */
+    EXPECT(ooc_plan_make(10000, 8, 256 * MIB, chunk, &rates, OOC_ANY, &p)
+           == 0);
+    double packed_ms = p.estimate_ms;
+    EXPECT(packed_ms > ooc_estimate_ms(&p, &free_pack, NULL));
+    EXPECT(packed_ms < ooc_estimate_ms(&p, &free_pack, NULL) +
+                           2.0 * 5000 * p.a_k * 8 / 68e6);
+    ooc_rates slow_pack = rates;
+    slow_pack.pack_gbps = 5.0;
+    EXPECT(ooc_plan_make(10000, 8, 256 * MIB, chunk, &slow_pack, OOC_ANY,
                          &q) == 0);
     expect_valid_tiled(&q, 10000, 256 * MIB, chunk);
-    EXPECT(q.a_k > p.a_k);
+    EXPECT(q.estimate_ms > packed_ms);
+    EXPECT(q.staging_bytes == 0 ||
+           q.estimate_ms >= 8e8 * (double)q.col_tiles / 5e6);
 
     /* Resident needs B plus one slot of 64-row panels, each aligned to
      * 256 bytes: 810.24 MB, 25 chunks. Below that, no resident plan. */
@@ -441,7 +489,7 @@ int main(void)
     size_t big = (size_t)1 << 20;
     ooc_layout_tiled(&p, big, 8, big / 64, big / 64, 256, 256, 2);
     EXPECT(p.h2d_bytes == ((size_t)8 << 40) * 128);
-    EXPECT(p.h2d_rows_2d == big * 4096 * 64 + big * 64 * 64);
+    EXPECT(p.h2d_rows_2d == big * 64 * 64);
     EXPECT(ooc_min_budget(big, 8, OOC_POOL_GRANULE, OOC_ANY) == 2 * MIB);
     return test_summary();
 }
