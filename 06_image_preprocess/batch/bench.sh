@@ -3,8 +3,8 @@
 # in one command on a machine with a GPU, after `make` (it builds
 # nothing).
 #
-#   06_image_preprocess/batch/bench.sh OUT_DIR [--count N] [--bin FILE]
-#                                      [--photos-only]
+#   06_image_preprocess/batch/bench.sh OUT_DIR [--count N] [--rounds R]
+#                                      [--bin FILE] [--photos-only]
 #
 #  1. Photographs: those Python packages ship (scikit-image's data:
 #     astronaut, coffee, chelsea, rocket, hubble_deep_field, ...;
@@ -22,9 +22,15 @@
 #     list size of 32, 64, 128 and 256 (bench_torchvision.py, 7 passes
 #     each), nvJPEG's bare batched decode where the case has one
 #     (--bare-decode); imgbatch through the backends a GPU without the
-#     hardware decoder would take (forced).
-#  4. One table on stdout: images/s, median and spread (min-max) over
-#     the passes, to three significant digits, and imgbatch over
+#     hardware decoder would take (forced). Where a case has a bare
+#     decode, imgbatch and the bare decode take turns, --rounds R times
+#     (default 3): the host work inside nvjpegDecodeBatched, which sets
+#     both rates, drifts by 10-20% over a minute on one machine, so two
+#     runs minutes apart would compare the machine, not the programs.
+#  4. One table on stdout: images/s, the median (of the rounds' medians,
+#     where there are rounds) and spread (min-max) over all passes, to
+#     three significant digits; imgbatch's time over the bare decode's
+#     (the median over the rounds of each round's ratio); imgbatch over
 #     torchvision; each case's "limited by" line; every run's output in
 #     OUT_DIR/logs.
 #
@@ -33,12 +39,14 @@
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 usage() { echo "bench.sh: $* (usage: bench.sh OUT_DIR [--count N]" \
-    "[--bin FILE] [--photos-only])" >&2; exit 2; }
-out= count=2000 bin=$here/../../build/bin/imgbatch photos_only=
+    "[--rounds R] [--bin FILE] [--photos-only])" >&2; exit 2; }
+out= count=2000 rounds=3 bin=$here/../../build/bin/imgbatch photos_only=
 while [ $# -gt 0 ]; do
     case $1 in
     --count) [ $# -ge 2 ] || usage "--count needs a value"
         count=$2; shift 2 ;;
+    --rounds) [ $# -ge 2 ] || usage "--rounds needs a value"
+        rounds=$2; shift 2 ;;
     --bin) [ $# -ge 2 ] || usage "--bin needs a value"
         bin=$2; shift 2 ;;
     --photos-only) photos_only=1; shift ;;
@@ -49,6 +57,8 @@ while [ $# -gt 0 ]; do
 done
 [ -n "$out" ] || usage "give the folder for the corpora and logs"
 case $count in ''|*[!0-9]*|0) usage "--count: '$count' is not a whole \
+number above 0" ;; esac
+case $rounds in ''|*[!0-9]*|0) usage "--rounds: '$rounds' is not a whole \
 number above 0" ;; esac
 python=${PYTHON:-python3}
 mkdir -p "$out/logs" || exit 1
@@ -141,30 +151,65 @@ rate() {
     sed -n "s/.*$2 \([0-9.]*\) images\/s[a-z ]*(min \([0-9.]*\), max \
 \([0-9.]*\).*/\1 \2 \3/p" "$1" | head -n 1
 }
-failed=
+# combine: lines "median min max" on stdin, one a round -> "median min
+# max": the median of the medians, the least min, the largest max.
+combine() {
+    awk 'NF >= 3 { n++; m[n] = $1 + 0
+             if (n == 1 || $2 + 0 < lo) lo = $2 + 0
+             if (n == 1 || $3 + 0 > hi) hi = $3 + 0 }
+         END { if (!n) exit
+             for (i = 2; i <= n; i++)
+                 for (j = i; j > 1 && m[j - 1] > m[j]; j--) {
+                     t = m[j]; m[j] = m[j - 1]; m[j - 1] = t }
+             mid = n % 2 ? m[(n + 1) / 2] : (m[n / 2] + m[n / 2 + 1]) / 2
+             print mid, lo, hi }'
+}
 echo "$cases" | while IFS='|' read -r name corpus transform bare; do
-    log=$out/logs/imgbatch-$name.log
-    "$bin" "$out/$corpus" --keep-on-gpu --repeat 7 $transform >"$log" 2>&1
-    rc=$?
-    if [ $rc -eq 77 ]; then
-        tail -n 1 "$log"
-        echo "bench.sh: no usable GPU: the corpora are in $out; nothing" \
-            "measured" >&2
-        exit 77
-    fi
-    grep -q '^PASS' "$log" || { echo "bench.sh: imgbatch failed: $log" >&2
-        echo "$name FAILED" >>"$results"; continue; }
-    set -- $(rate "$log" "throughput:")
-    line="$name $1 $2 $3"
-    if [ "$bare" = bare ]; then
-        blog=$out/logs/bare-$name.log
-        "$bin" "$out/$corpus" --bare-decode --repeat 7 $transform \
-            >"$blog" 2>&1
-        set -- $(rate "$blog" "decode:")
-        line="$line ${1:--} ${2:--} ${3:--}"
-    else
-        line="$line - - -"
-    fi
+    turns=1
+    [ "$bare" = bare ] && turns=$rounds
+    runs=$out/logs/rounds-$name
+    : >"$runs.imgbatch"
+    : >"$runs.bare"
+    : >"$runs.ratio"
+    r=1
+    while [ $r -le $turns ]; do
+        log=$out/logs/imgbatch-$name-$r.log
+        "$bin" "$out/$corpus" --keep-on-gpu --repeat 7 $transform \
+            >"$log" 2>&1
+        rc=$?
+        if [ $rc -eq 77 ]; then
+            tail -n 1 "$log"
+            echo "bench.sh: no usable GPU: the corpora are in $out;" \
+                "nothing measured" >&2
+            exit 77
+        fi
+        grep -q '^PASS' "$log" || { echo "bench.sh: imgbatch failed:" \
+            "$log" >&2; echo "$name FAILED" >>"$results"; continue 2; }
+        set -- $(rate "$log" "throughput:")
+        echo "$@" >>"$runs.imgbatch"
+        own=${1:-}
+        if [ "$bare" = bare ]; then
+            blog=$out/logs/bare-$name-$r.log
+            "$bin" "$out/$corpus" --bare-decode --repeat 7 $transform \
+                >"$blog" 2>&1
+            grep -q '^PASS' "$blog" || { echo "bench.sh: the bare decode" \
+                "failed: $blog" >&2; echo "$name FAILED" >>"$results"
+                continue 2; }
+            set -- $(rate "$blog" "decode:")
+            echo "$@" >>"$runs.bare"
+            # imgbatch's time over the bare decode's, this round.
+            [ -n "$own" ] && [ -n "${1:-}" ] &&
+                awk -v b="$1" -v i="$own" 'BEGIN { print b / i, 0, 0 }' \
+                    >>"$runs.ratio"
+        fi
+        r=$((r + 1))
+    done
+    set -- $(combine <"$runs.imgbatch")
+    line="$name ${1:--} ${2:--} ${3:--}"
+    set -- $(combine <"$runs.bare")
+    line="$line ${1:--} ${2:--} ${3:--}"
+    set -- $(combine <"$runs.ratio")
+    ratio=${1:--}
     if [ "$bare" != - ]; then
         tlog=$out/logs/torchvision-$name.log
         "$python" "$here/bench_torchvision.py" "$out/$corpus" $transform \
@@ -183,8 +228,8 @@ echo "$cases" | while IFS='|' read -r name corpus transform bare; do
     else
         line="$line - - - -"
     fi
-    echo "$line" >>"$results"
-    echo "$name: $(grep '^limited by:' "$log")"
+    echo "$line $ratio" >>"$results"
+    echo "$name: $(grep '^limited by:' "$out/logs/imgbatch-$name-1.log")"
 done
 rc=$?
 [ $rc -eq 77 ] && exit 77
@@ -207,12 +252,14 @@ function sig3(x,   e) {
 function span(m, lo, hi) {
     return m == "-" ? "-" : sig3(m) " (" sig3(lo) "-" sig3(hi) ")" }
 BEGIN {
-    printf "%-20s %-24s %-24s %-24s %s\n", "case (img/s)", "imgbatch",
-        "nvJPEG bare", "torchvision best", "imgbatch / torchvision" }
+    printf "%-20s %-24s %-24s %-10s %-28s %s\n", "case (img/s)",
+        "imgbatch", "nvJPEG bare", "time/bare", "torchvision best",
+        "imgbatch / torchvision" }
 $2 == "FAILED" { printf "%-20s FAILED\n", $1; next }
 {   tv = $8 == "-" ? "-" : span($8, $9, $10) " @" $11
     ratio = $8 == "-" ? "-" : sprintf("%.2f", $2 / $8)
-    printf "%-20s %-24s %-24s %-24s %s\n", $1, span($2, $3, $4),
-        span($5, $6, $7), tv, ratio }' "$results"
+    bare = $12 == "-" ? "-" : sprintf("%.2f", $12)
+    printf "%-20s %-24s %-24s %-10s %-28s %s\n", $1, span($2, $3, $4),
+        span($5, $6, $7), bare, tv, ratio }' "$results"
 grep -q FAILED "$results" && exit 1
 exit 0
