@@ -70,6 +70,12 @@ void part_outofcore(memory_run *run)
     for (size_t i = 0; i < sizeof events / sizeof *events; i++)
         CUDA_CHECK(cudaEventCreateWithFlags(events[i],
                                             cudaEventDisableTiming));
+    CUDA_CHECK(cudaEventCreateWithFlags(&j.band_done,
+                                        cudaEventDisableTiming));
+    for (int t = 0; t < 4; t++)
+        for (int h = 0; h < OOC_BANDS; h++)
+            CUDA_CHECK(cudaEventCreateWithFlags(&j.band_home[t][h],
+                                                cudaEventDisableTiming));
     /* cuBLAS's own workspace comes with the handle, outside the budget,
      * like the CUDA context: --mem-limit bounds the data buffers. */
     CUBLAS_CHECK(cublasCreate(&j.handle));
@@ -261,6 +267,10 @@ void part_outofcore(memory_run *run)
     pack_pool_stop(j.packers);
     for (size_t i = 0; i < sizeof events / sizeof *events; i++)
         CUDA_CHECK(cudaEventDestroy(*events[i]));
+    CUDA_CHECK(cudaEventDestroy(j.band_done));
+    for (int t = 0; t < 4; t++)
+        for (int h = 0; h < OOC_BANDS; h++)
+            CUDA_CHECK(cudaEventDestroy(j.band_home[t][h]));
     CUBLAS_CHECK(cublasDestroy(j.handle));
     for (size_t i = 0; i < sizeof streams / sizeof *streams; i++)
         CUDA_CHECK(cudaStreamDestroy(*streams[i]));

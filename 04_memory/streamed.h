@@ -33,11 +33,17 @@ typedef struct {
      * (tiled), on a stream of their own; copy_out: C home. */
     cudaStream_t gemm, copy_a, copy_b, copy_out;
     /* a_in, b_in: a buffer is full; a_used, b_used: the GEMMs that read
-     * it are over, so it may be refilled; done: a C buffer's GEMMs are
-     * over, so it may go home (and, resident, its A panel be refilled);
-     * home: that C is home, so the buffer may be written again. */
+     * it are over, so it may be refilled; resident: done, a slot's GEMMs
+     * are over, so its C may go home and its A panel be refilled; home,
+     * that C is home, so the slot may be written again. */
     cudaEvent_t start, end, a_in[2], b_in[2], a_used[2], b_used[2];
     cudaEvent_t done[2], home[2];
+    /* Tiled: a tile's C goes home in bands (plan->bands). band_done: a
+     * band's last GEMM is over; band_home[t % 4][h]: band h of tile t is
+     * home, and band_end[t % 4][h] its end in the buffer (elements), for
+     * the next tile in the buffer to wait on. */
+    cudaEvent_t band_done, band_home[4][OOC_BANDS];
+    size_t band_end[4][OOC_BANDS], band_count[4];
 } ooc_job;
 
 /* One run of j's plan (ctx is an ooc_job *): every copy and GEMM on j's

@@ -64,6 +64,7 @@ size_t ooc_layout_tiled(ooc_plan *p, size_t n, size_t elem_bytes,
         p->k_pieces += tile_count(tile_extent(n, p->a_k, ap), p->tile_k);
     p->c_buffers = p->row_tiles * p->col_tiles > 1 && c_buffers > 1 ? 2 : 1;
     p->fill_panels = 0;
+    p->bands = min_size(OOC_BANDS, p->tile_rows ? p->tile_rows : 1);
 
     size_t c_bytes = align_up(p->tile_rows * p->tile_cols * elem_bytes);
     size_t a_bytes = align_up(p->tile_rows * p->a_k * elem_bytes);
@@ -121,6 +122,7 @@ size_t ooc_layout_resident(ooc_plan *p, size_t n, size_t elem_bytes,
      * panel is computed piece by piece while B arrives. */
     p->c_buffers = p->row_tiles > 1 && c_buffers > 1 ? 2 : 1;
     p->fill_panels = p->c_buffers;
+    p->bands = 1;
 
     size_t panel = align_up(p->tile_rows * n * elem_bytes);
     size_t at = align_up(n * n * elem_bytes);
@@ -139,6 +141,27 @@ size_t ooc_layout_resident(ooc_plan *p, size_t n, size_t elem_bytes,
     p->pack_threads = 0;
     p->estimate_ms = 0;
     return p->device_bytes;
+}
+
+size_t ooc_band_rows(const ooc_plan *p, size_t rows)
+{
+    return tile_count(rows, p->bands > 1 ? p->bands : 1);
+}
+
+size_t ooc_head_pieces(const ooc_plan *p, size_t tile)
+{
+    if (p->bands <= 1 || tile < p->c_buffers)
+        return 0;
+    return min_size(2, p->k_pieces);
+}
+
+size_t ooc_band_to_wait(const size_t *prev_end, size_t prev_bands,
+                        size_t end)
+{
+    for (size_t j = 0; j < prev_bands; j++)
+        if (prev_end[j] >= end)
+            return j;
+    return prev_bands ? prev_bands - 1 : 0;
 }
 
 size_t ooc_b_piece(const ooc_plan *p, size_t ap, size_t bp, size_t *k0)
@@ -206,16 +229,20 @@ char *ooc_plan_describe(const ooc_plan *p, char *buf, size_t len)
                  "staging buffers, %s on the host (outside the budget), "
                  "then sent whole",
                  cm_fmt_bytes_short(p->staging_bytes, host, sizeof host));
+    char bands[64] = "";
+    if (p->bands > 1)
+        snprintf(bands, sizeof bands, "; a tile goes home in %zu row bands",
+                 p->bands);
     snprintf(buf, len, "C in %zu x %zu tiles of %zu x %zu (edge %zu x %zu), "
              "%zu C buffer%s; per tile, A in %zu pieces of %zu columns, B "
-             "in %zu pieces of %zu rows, two buffers each\n  %zu C + 2 A + "
-             "2 B = %s on the GPU; %s; moves %.3f GB in, %.3f GB out; 2D "
+             "in %zu pieces of %zu rows, two buffers each%s\n  %zu C + 2 A "
+             "+ 2 B = %s on the GPU; %s; moves %.3f GB in, %.3f GB out; 2D "
              "copies: %s; estimate %.2f ms", p->row_tiles, p->col_tiles,
              p->tile_rows, p->tile_cols,
              tile_extent(n, p->tile_rows, p->row_tiles - 1),
              tile_extent(n, p->tile_cols, p->col_tiles - 1), p->c_buffers,
              p->c_buffers > 1 ? "s" : "", p->a_pieces, p->a_k, p->k_pieces,
-             p->tile_k, p->c_buffers, slab, staging,
+             p->tile_k, bands, p->c_buffers, slab, staging,
              (double)p->h2d_bytes / 1e9, (double)p->d2h_bytes / 1e9, copies,
              p->estimate_ms);
     return buf;

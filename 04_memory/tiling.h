@@ -50,7 +50,10 @@ enum {
                                     they fit */
     OOC_FILL_ROWS = 512,         /* most rows of B per upload piece
                                     (resident), evened out: 500 at 10000 */
-    OOC_ALIGN = 256              /* byte alignment of each buffer */
+    OOC_ALIGN = 256,             /* byte alignment of each buffer */
+    OOC_BANDS = 8                /* a tiled plan's C tile goes home in
+                                    this many row bands (tiling.h's
+                                    ooc_plan.bands) */
 };
 /* Device memory pools map memory in 2 MiB pages at least: a buffer of B
  * bytes occupies B rounded up to this, or to the pool's chunk. */
@@ -90,6 +93,13 @@ typedef struct {
                              next one is computed (resident: A panels
                              too); 1 leaves more memory for bigger tiles */
     size_t fill_panels;   /* resident: panels computed while B arrives */
+    size_t bands;         /* tiled: a C tile's last GEMMs run in this many
+                             row bands, each band going home once done,
+                             and the next tile in its buffer starts band
+                             by band as the rows it needs are home (its
+                             first two B pieces' GEMMs taken band after
+                             band); 1: a tile goes home whole, and the
+                             next one waits for all of it */
     size_t c_offset[2], a_offset[2], b_offset[2];  /* bytes into one slab;
                                                       resident: B at b[0] */
     size_t device_bytes;  /* the slab: every buffer, aligned */
@@ -116,6 +126,23 @@ size_t ooc_layout_tiled(ooc_plan *p, size_t n, size_t elem_bytes,
  * slots of an A and a C panel (1 for a single panel). */
 size_t ooc_layout_resident(ooc_plan *p, size_t n, size_t elem_bytes,
                            size_t panel_rows, size_t c_buffers);
+
+/* Rows of each of a tiled plan's C bands in a tile of `rows` rows (the
+ * last band holds what is left). */
+size_t ooc_band_rows(const ooc_plan *p, size_t rows);
+
+/* The B pieces at the start of tile `tile` whose GEMMs run band by band
+ * (each band once the previous tile in the buffer has sent home what the
+ * band overwrites): the first two, where the buffer held a tile before
+ * and p->bands > 1; else 0. */
+size_t ooc_head_pieces(const ooc_plan *p, size_t tile);
+
+/* The band of the previous tile in a C buffer that a band of the next
+ * one must wait for: the first whose end (an offset into the buffer)
+ * reaches `end`, or the last. prev_end[] holds the previous tile's band
+ * ends, in order. */
+size_t ooc_band_to_wait(const size_t *prev_end, size_t prev_bands,
+                        size_t end);
 
 /* B piece `bp` of A piece `ap` of a tiled plan: its first row of B (k0)
  * and its rows (the return); 0 past the end. A piece ap starts at column

@@ -203,12 +203,15 @@ static void estimates_by_hand(void)
      * (11.25), B ..13 (13.25); home 17.25. Tile 1: pack 3..4 (staging 0
      * free at 3), A 13..15, B ..17, GEMM waits for home (17.25): 17.5; B
      * ..19 (19.25); pack 9..10, A 19..21, B ..23 (23.25), B ..25 (25.25);
-     * home 29.25. */
+     * home 29.25. (Each tile goes home whole here, bands = 1; the
+     * layout cuts it in OOC_BANDS, worked below.) */
     ooc_layout_tiled(&p, 1000, 8, 500, 1000, 250, 500, 1);
     EXPECT(p.row_tiles == 2 && p.col_tiles == 1 && p.c_buffers == 1);
     EXPECT(p.a_pieces == 2 && p.k_pieces == 4 && p.a_k == 500);
     EXPECT(p.h2d_bytes == 24000000 && p.h2d_rows_2d == 0);
     EXPECT(p.d2h_rows_2d == 0 && p.staging_bytes == 4000000);
+    EXPECT(p.bands == OOC_BANDS);
+    p.bands = 1;
     EXPECT(near(ooc_estimate_ms(&p, &slow, NULL), 29.25));
     /* No per-row cost for A: its pieces are copied whole, so the price of
      * a 2D row does not move the estimate. */
@@ -253,11 +256,39 @@ static void estimates_by_hand(void)
     EXPECT(near(ooc_estimate_ms(&r4, &one_engine, NULL), 24.0));
     EXPECT(near(ooc_estimate_ms(&r4, &no_engine, NULL), 26.0));
     EXPECT(near(ooc_estimate_ms(&r4, &thin, NULL), 20.25));
+    /* The same plan with each tile in 2 bands of 250 rows. Tile 0's last
+     * B piece is in by 13; its GEMM runs a band at a time (0.125 each,
+     * 13..13.125..13.25), and each band goes home once done (2 ms each):
+     * by 15.125 and 17.125. Tile 1 takes its first two B pieces band by
+     * band: A 13..15, B ..17, B ..19; band 0 (its rows home at 15.125)
+     * of piece 0 17..17.125, of piece 1 19..19.125; band 1 (home at
+     * 17.125) 19.125..19.25 and ..19.375; then pack 9..10, A 19..21, B
+     * ..23 (GEMM to 23.25), B ..25; its bands 25..25.125, ..25.25, home
+     * 27.125 and 29.125. */
+    p.bands = 2;
+    EXPECT(near(ooc_estimate_ms(&p, &slow, NULL), 29.125));
+    p.bands = 1;
+    /* Band arithmetic: rows a band, which tiles start band by band, and
+     * which band of the previous tile a band waits for (the first whose
+     * end reaches its own, else the last). */
+    EXPECT(ooc_band_rows(&p, 500) == 500);
+    p.bands = OOC_BANDS;
+    EXPECT(ooc_band_rows(&p, 5000) == 625 && ooc_band_rows(&p, 1001) == 126);
+    EXPECT(tile_count(1001, ooc_band_rows(&p, 1001)) == 8);
+    EXPECT(ooc_head_pieces(&p, 0) == 0 && ooc_head_pieces(&p, 1) == 2);
+    p.bands = 1;
+    EXPECT(ooc_head_pieces(&p, 1) == 0);
+    size_t ends[] = {250000, 500000};
+    EXPECT(ooc_band_to_wait(ends, 2, 250000) == 0);
+    EXPECT(ooc_band_to_wait(ends, 2, 250001) == 1);
+    EXPECT(ooc_band_to_wait(ends, 2, 600000) == 1);
+    EXPECT(ooc_band_to_wait(ends, 0, 1) == 0);
     /* A second C buffer never makes the replay slower. */
     ooc_plan two;
     ooc_layout_tiled(&two, 1000, 8, 500, 1000, 250, 500, 2);
     EXPECT(two.c_buffers == 2 && two.device_bytes > p.device_bytes);
-    EXPECT(ooc_estimate_ms(&two, &slow, NULL) <= 29.25 + 1e-9);
+    EXPECT(ooc_head_pieces(&two, 1) == 0 && ooc_head_pieces(&two, 2) == 2);
+    EXPECT(ooc_estimate_ms(&two, &slow, NULL) <= 29.125 + 1e-9);
     /* Row strips with whole-row pieces copy nothing 2D and pack nothing:
      * the packing rate does not matter. */
     ooc_layout_tiled(&p, 1000, 8, 500, 1000, 250, 1000, 2);
