@@ -29,8 +29,8 @@ static double pack_ms(double bytes, const ooc_rates *r)
  * for the link in (A and B copies take turns on it, in the order they
  * are issued), one for the GEMMs, one for the copies out. a_free[s],
  * b_free[s]: when the GEMMs that read device buffer s last were over;
- * a_in[s]: when A buffer s was last filled; sent[s]: when staging buffer
- * s was last copied from; home[t][h], end[t][h], count[t]: when band h of
+ * a_in[s]: when A buffer s was last filled, which is also when staging
+ * buffer s was last copied from; home[t][h], end[t][h], count[t]: when band h of
  * a tile of band set t was home, where it ended in its C buffer, and how
  * many bands that tile had (streamed.cu's band events). */
 typedef struct {
@@ -38,7 +38,7 @@ typedef struct {
     const ooc_rates *r;
     double flop_per_ms;
     double host, link, gemm, out;
-    double a_free[2], b_free[2], a_in[2], sent[2];
+    double a_free[2], b_free[2], a_in[2];
     double home[4][OOC_BANDS];
     size_t end[4][OOC_BANDS], count[4];
 } replay;
@@ -58,10 +58,10 @@ static double replay_copies(replay *x, size_t rows, size_t cols,
         /* Piece g + 1 is packed while piece g is sent; piece g + 2 waits
          * for that send, its staging buffer's. */
         if (a_cols < p->n)
-            x->host = fmax(x->host, x->sent[sa]) + pack_ms(bytes, r);
+            x->host = fmax(x->host, x->a_in[sa]) + pack_ms(bytes, r);
         x->link = fmax(fmax(x->link, x->host), ga >= 2 ? x->a_free[sa] : 0)
                   + copy_ms(bytes, 0, r->h2d_gbps, 0);
-        x->sent[sa] = x->a_in[sa] = x->link;
+        x->a_in[sa] = x->link;
     }
     x->link = fmax(x->link, gb >= 2 ? x->b_free[sb] : 0) +
               copy_ms(e * (double)(k * cols), cols < p->n ? (double)k : 0,
