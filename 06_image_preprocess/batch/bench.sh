@@ -197,7 +197,8 @@ echo "$cases" | while IFS='|' read -r name corpus transform bare; do
                 continue 2; }
             set -- $(rate "$blog" "decode:")
             echo "$@" >>"$runs.bare"
-            # imgbatch's time over the bare decode's, this round.
+            # imgbatch's time over the bare decode's, this round (as a
+            # line combine reads; its min and max are not used).
             [ -n "$own" ] && [ -n "${1:-}" ] &&
                 awk -v b="$1" -v i="$own" 'BEGIN { print b / i, 0, 0 }' \
                     >>"$runs.ratio"
