@@ -58,9 +58,9 @@ void measure_rates(ooc_rates *rates, cublasHandle_t handle,
                    cudaStream_t stream, size_t n, size_t budget,
                    pack_pool *packers, double *h_a, double *h_c);
 
-/* The DGEMM rate, 1e12 flop/s, of a full tile's GEMM of tiled plan p
- * (tile_rows x tile_cols x tile_k, A's leading dimension a_k), on
- * buffers of its own. */
+/* The DGEMM rate, 1e12 flop/s, of tiled plan p's usual step: all its C
+ * buffers at once ((c_buffers x tile_rows) x tile_cols x tile_k, A's
+ * leading dimension tile_k, beta = 1), on buffers of its own. */
 double probe_tiled_gemm_tflops(cublasHandle_t handle, cudaStream_t stream,
                                const ooc_plan *p);
 

@@ -10,13 +10,15 @@
  *     then for each further row panel r:   A[r, :] comes in, whole rows
  *       C[r, :] = A[r, :] @ B              one GEMM, all of k
  *       C[r, :] goes home                  while the next panel computes
- *   tiled (smaller budgets), C tiles as big as the budget allows:
- *     for each C tile:                     the C tile stays on the GPU
- *       for each A piece A[r, q]:          packed into one block by host
+ *   tiled (smaller budgets), a few C tiles of one column c at a time:
+ *     for each step (B piece p of column c, in a cycle):
+ *       A[rows of the tiles on the GPU, p] packed into one block by host
  *                                          threads, comes in on one stream
- *         for each B piece B[p, c] of q:   comes in on another
- *           C tile += A[r, p] @ B[p, c]    while the next pieces copy
- *       C tile goes home                   on a third
+ *       B[p, c]                            comes in on another
+ *       each tile on the GPU: C tile += A[its rows, p] @ B[p, c]
+ *       a tile that has taken every piece goes home (on a third stream),
+ *       and the next tile of the column enters its buffer at the next
+ *       step, so tiles come and go one at a time, never all at once
  *
  * The GEMMs run on a stream of their own; events say when a buffer is full
  * or free again (streamed.cu runs a plan so). The planner picks the plan
@@ -60,22 +62,18 @@ void part_outofcore(memory_run *run)
     for (size_t i = 0; i < sizeof streams / sizeof *streams; i++)
         CUDA_CHECK(cudaStreamCreateWithFlags(streams[i],
                                              cudaStreamNonBlocking));
-    cudaEvent_t *events[] = {&j.start,     &j.end,       &j.a_in[0],
-                             &j.a_in[1],   &j.b_in[0],   &j.b_in[1],
-                             &j.a_used[0], &j.a_used[1], &j.b_used[0],
-                             &j.b_used[1], &j.done[0],   &j.done[1],
-                             &j.home[0],   &j.home[1],   &j.staged[0],
-                             &j.staged[1]};
+    cudaEvent_t *events[] = {&j.start,   &j.end,     &j.a_in[0],
+                             &j.a_in[1], &j.b_in[0], &j.b_in[1],
+                             &j.used[0], &j.used[1], &j.done[0],
+                             &j.done[1], &j.home[0], &j.home[1],
+                             &j.staged[0], &j.staged[1], &j.tile_done};
     /* Events that only order streams need no timestamps. */
     for (size_t i = 0; i < sizeof events / sizeof *events; i++)
         CUDA_CHECK(cudaEventCreateWithFlags(events[i],
                                             cudaEventDisableTiming));
-    CUDA_CHECK(cudaEventCreateWithFlags(&j.band_done,
-                                        cudaEventDisableTiming));
-    for (int t = 0; t < 4; t++)
-        for (int h = 0; h < OOC_BANDS; h++)
-            CUDA_CHECK(cudaEventCreateWithFlags(&j.band_home[t][h],
-                                                cudaEventDisableTiming));
+    for (int s = 0; s < OOC_MAX_SLOTS; s++)
+        CUDA_CHECK(cudaEventCreateWithFlags(&j.slot_home[s],
+                                            cudaEventDisableTiming));
     /* cuBLAS's own workspace comes with the handle, outside the budget,
      * like the CUDA context: --mem-limit bounds the data buffers. */
     CUBLAS_CHECK(cublasCreate(&j.handle));
@@ -116,10 +114,10 @@ void part_outofcore(memory_run *run)
         rates.tiled_gemm_tflops = probe_tiled_gemm_tflops(j.handle, j.gemm,
                                                           &plan);
         plan.estimate_ms = ooc_estimate_ms(&plan, &rates, NULL);
-        printf("measured: DGEMM of the plan's shape, %zu x %zu x %zu (lda "
-               "%zu): %.2f TFLOP/s; the estimate below uses it\n",
-               plan.tile_rows, plan.tile_cols, plan.tile_k, plan.a_k,
-               rates.tiled_gemm_tflops);
+        printf("measured: DGEMM of the plan's shape, %zu x %zu x %zu (all "
+               "its C buffers at once, beta = 1): %.2f TFLOP/s; the "
+               "estimate below uses it\n", plan.c_buffers * plan.tile_rows,
+               plan.tile_cols, plan.tile_k, rates.tiled_gemm_tflops);
     }
     printf("plan (%s; the budget in %s pool chunks): %s\n",
            run->plan_kind == OOC_ANY ? "the fastest estimate"
@@ -174,7 +172,7 @@ void part_outofcore(memory_run *run)
     if (plan.staging_bytes > 0)
         for (int i = 0; i < 2; i++)
             j.h_stage[i] = pinned_alloc(plan.staging_bytes / 2,
-                                        "an A piece's staging buffer");
+                                        "a step's A piece staging buffer");
 
     j.copies = 1;
     cm_stats s = cm_time_events(streamed_gemm, &j, j.gemm, run->warmup,
@@ -267,10 +265,8 @@ void part_outofcore(memory_run *run)
     pack_pool_stop(j.packers);
     for (size_t i = 0; i < sizeof events / sizeof *events; i++)
         CUDA_CHECK(cudaEventDestroy(*events[i]));
-    CUDA_CHECK(cudaEventDestroy(j.band_done));
-    for (int t = 0; t < 4; t++)
-        for (int h = 0; h < OOC_BANDS; h++)
-            CUDA_CHECK(cudaEventDestroy(j.band_home[t][h]));
+    for (int s = 0; s < OOC_MAX_SLOTS; s++)
+        CUDA_CHECK(cudaEventDestroy(j.slot_home[s]));
     CUBLAS_CHECK(cublasDestroy(j.handle));
     for (size_t i = 0; i < sizeof streams / sizeof *streams; i++)
         CUDA_CHECK(cudaStreamDestroy(*streams[i]));

@@ -1,6 +1,7 @@
 /* pack.c - a fork-join pool of host threads that packs rows (pack.h).
  * Each job is one barrier to start the workers and one to wait for them:
- * a piece's rows are split in equal ranges, so no queue is needed. */
+ * the job's rows, counted across its blocks, are split in equal ranges, so
+ * no queue is needed. */
 #include "pack.h"
 
 #include <pthread.h>
@@ -20,9 +21,8 @@ struct pack_pool {
     pack_worker worker[PACK_MAX_THREADS];
     pthread_barrier_t go, done;  /* the workers and the caller */
     /* The job, written by the caller before `go`, read after it. */
-    char *dst;
-    const char *src;
-    size_t src_pitch, width, rows;
+    const pack_block *blocks;
+    size_t count, src_pitch, width, rows;
 };
 
 /* A pthread call that returned err: one line and exit 1. */
@@ -49,9 +49,17 @@ static void *pack_worker_main(void *arg)
             return NULL;
         size_t t = (size_t)p->threads, i = (size_t)w->index;
         size_t first = p->rows * i / t, end = p->rows * (i + 1) / t;
-        for (size_t r = first; r < end; r++)
-            memcpy(p->dst + r * p->width, p->src + r * p->src_pitch,
-                   p->width);
+        /* Rows first .. end - 1 of the blocks laid end to end. */
+        size_t at = 0;
+        for (size_t b = 0; b < p->count && at < end; b++) {
+            const pack_block *k = &p->blocks[b];
+            size_t lo = first > at ? first - at : 0;
+            size_t hi = end - at < k->rows ? end - at : k->rows;
+            for (size_t r = lo; r < hi; r++)
+                memcpy((char *)k->dst + r * p->width,
+                       (const char *)k->src + r * p->src_pitch, p->width);
+            at += k->rows;
+        }
         barrier_wait(&p->done);
     }
 }
@@ -82,18 +90,27 @@ pack_pool *pack_pool_start(int threads)
 
 int pack_pool_threads(const pack_pool *pool) { return pool->threads; }
 
-void pack_rows(pack_pool *p, void *dst, const void *src, size_t src_pitch,
-               size_t width, size_t rows)
+void pack_blocks(pack_pool *p, const pack_block *blocks, size_t count,
+                 size_t src_pitch, size_t width)
 {
-    p->dst = (char *)dst;
-    p->src = (const char *)src;
+    p->blocks = blocks;
+    p->count = count;
     p->src_pitch = src_pitch;
     p->width = width;
-    p->rows = rows;
+    p->rows = 0;
+    for (size_t b = 0; b < count; b++)
+        p->rows += blocks[b].rows;
     /* The barriers order the job's fields before the workers read them,
      * and the workers' copies before we return. */
     barrier_wait(&p->go);
     barrier_wait(&p->done);
+}
+
+void pack_rows(pack_pool *p, void *dst, const void *src, size_t src_pitch,
+               size_t width, size_t rows)
+{
+    pack_block one = {dst, src, rows};
+    pack_blocks(p, &one, 1, src_pitch, width);
 }
 
 void pack_pool_stop(pack_pool *p)

@@ -1,10 +1,12 @@
-/* pack.h - a block of columns of a row-major matrix copied into one
- * contiguous block by a few host threads: how the tiled out-of-core plan
+/* pack.h - blocks of columns of a row-major matrix copied into one
+ * contiguous buffer by a few host threads: how the tiled out-of-core plan
  * sends its A pieces (pack.c; streamed.cu uses it, probe.cu times it).
  *
  *   pack_pool *pool = pack_pool_start(threads);
  *   pack_rows(pool, h_stage, h_a + a0, n * sizeof(double),
  *             cols * sizeof(double), rows);    returns when all are there
+ *   pack_block parts[2] = {{h_stage, h_a + r0 * n + a0, rows0}, ...};
+ *   pack_blocks(pool, parts, 2, n * sizeof(double), cols * sizeof(double));
  *   pack_pool_stop(pool);
  */
 #ifndef PACK_H
@@ -32,6 +34,17 @@ int pack_pool_threads(const pack_pool *pool);
  * copied. */
 void pack_rows(pack_pool *pool, void *dst, const void *src,
                size_t src_pitch, size_t width, size_t rows);
+
+/* Several such blocks, all with the same pitch and width, in one job: the
+ * rows of all of them are split evenly among the workers. */
+typedef struct {
+    void *dst;
+    const void *src;
+    size_t rows;
+} pack_block;
+
+void pack_blocks(pack_pool *pool, const pack_block *blocks, size_t count,
+                 size_t src_pitch, size_t width);
 
 /* Ends the workers and frees the pool. */
 void pack_pool_stop(pack_pool *pool);

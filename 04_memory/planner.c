@@ -19,8 +19,10 @@ static size_t smallest_side(size_t n)
 typedef struct {
     size_t n, elem, usable;
     const ooc_rates *rates;
-    double limit_ms;   /* second pass: skip candidates slower than this */
+    double limit_ms;   /* later passes: skip candidates slower than this */
+    double gemm_limit; /* last pass: skip GEMMs slower than this */
     int by_time;       /* first pass: the shortest estimate wins */
+    int by_gemm;       /* second pass: the fastest GEMMs win */
     int found, seen;
     ooc_plan best, smallest;  /* best that fits; smallest seen at all */
 } search;
@@ -33,18 +35,21 @@ static double search_limit(const search *s)
     return s->limit_ms;
 }
 
-/* Is c better than best? By estimated time if by_time (ties go on), then
- * fewer bytes in, fewer 2D rows, no host packing (A pieces of whole
- * rows, or B resident) before some, fewer tiles, row strips (contiguous
- * rows of B and C), two C buffers (one goes home while the other is
- * computed), longer pieces, wider A pieces, and last a shorter estimate.
- * Without estimates (timed 0), two C buffers come before fewer tiles: the
- * fewest tiles would always be one big C buffer, which overlaps nothing. */
-static int better(const ooc_plan *c, const ooc_plan *best, int by_time,
-                  int timed)
+/* Is c better than best? By estimated time if by_time, or by the GEMMs'
+ * time if by_gemm (ties go on), then fewer bytes in, fewer 2D rows, no
+ * host packing (A pieces of whole rows, or B resident) before some,
+ * fewer tiles, row strips (contiguous rows of B and C), more C buffers
+ * (tiles go home while others are computed), longer pieces, and last a
+ * shorter estimate. Without estimates (timed 0), more C buffers come
+ * before fewer tiles: the fewest tiles would always be one big C buffer,
+ * which overlaps nothing. */
+static int better(const ooc_plan *c, const ooc_plan *best, const search *s)
 {
-    if (by_time && fabs(c->estimate_ms - best->estimate_ms) > 1e-9)
+    int timed = s->rates != NULL;
+    if (s->by_time && fabs(c->estimate_ms - best->estimate_ms) > 1e-9)
         return c->estimate_ms < best->estimate_ms;
+    if (s->by_gemm && fabs(c->gemm_ms - best->gemm_ms) > 1e-9)
+        return c->gemm_ms < best->gemm_ms;
     if (c->h2d_bytes != best->h2d_bytes)
         return c->h2d_bytes < best->h2d_bytes;
     size_t c_2d = c->h2d_rows_2d + c->d2h_rows_2d;
@@ -65,8 +70,6 @@ static int better(const ooc_plan *c, const ooc_plan *best, int by_time,
         return c->c_buffers > best->c_buffers;
     if (c->tile_k != best->tile_k)
         return c->tile_k > best->tile_k;
-    if (c->a_k != best->a_k)
-        return c->a_k > best->a_k;
     return c->estimate_ms < best->estimate_ms;
 }
 
@@ -86,107 +89,63 @@ static void consider(search *s, ooc_plan *c)
                (gemm_rate(c, s->rates) * 1e9);
         if (fmax(fmax(in, out), gemm) > limit + 1e-9)
             return;
-        c->estimate_ms = ooc_estimate_ms(c, s->rates, NULL);
-        if (c->estimate_ms > limit + 1e-9)
+        c->estimate_ms = ooc_estimate_ms(c, s->rates, &c->gemm_ms);
+        if (c->estimate_ms > limit + 1e-9 ||
+            c->gemm_ms > s->gemm_limit + 1e-9)
             return;
     }
-    if (!s->found || better(c, &s->best, s->by_time, s->rates != NULL)) {
+    if (!s->found || better(c, &s->best, s)) {
         s->best = *c;
         s->found = 1;
     }
 }
 
-/* The widest A pieces (a whole number of tile_k, at most n) whose two
- * buffers fit beside the C buffers and two B pieces; 0 if none does. */
-static size_t fit_a(const search *s, size_t rows, size_t cols,
-                    size_t c_buffers, size_t tile_k)
-{
-    size_t n = s->n, e = s->elem;
-    size_t fixed = c_buffers * align_up(rows * cols * e) +
-                   2 * align_up(tile_k * cols * e);
-    if (fixed >= s->usable)
-        return 0;
-    size_t a_k = (s->usable - fixed) / (2 * rows * e);
-    a_k = whole_pieces(n, tile_k, a_k);
-    ooc_plan c;
-    /* Alignment adds at most 2 x 255 bytes: step down until it fits. */
-    while (a_k >= tile_k &&
-           ooc_layout_tiled(&c, n, e, rows, cols, tile_k, a_k,
-                            c_buffers) > s->usable)
-        a_k = a_k == n ? (n - 1) / tile_k * tile_k : a_k - tile_k;
-    return a_k >= tile_k ? a_k : 0;
-}
-
-/* The longest pieces, A as wide as B is long, that fit beside the C
- * buffers of a rows x cols tile; 0 if not even k_min does. */
+/* The longest pieces that fit beside `slots` C buffers of rows x cols
+ * (A pieces of slots x rows x k, B pieces of k x cols, two buffers each),
+ * aligned (aligned_k); 0 if not even k_min does. */
 static size_t fit_k(const search *s, size_t rows, size_t cols,
-                    size_t c_buffers, size_t k_min)
+                    size_t slots, size_t k_min)
 {
     size_t n = s->n, e = s->elem;
-    size_t c_bytes = c_buffers * align_up(rows * cols * e);
+    size_t c_bytes = align_up(slots * rows * cols * e);
     if (c_bytes >= s->usable)
         return 0;
-    size_t k = min_size(n, (s->usable - c_bytes) / (2 * (rows + cols) * e));
+    size_t k = min_size(n, (s->usable - c_bytes) /
+                               (2 * (slots * rows + cols) * e));
     ooc_plan c;
+    /* Alignment adds at most 4 x 255 bytes: step down until it fits. */
     while (k >= k_min &&
-           ooc_layout_tiled(&c, n, e, rows, cols, k, k, c_buffers) >
-               s->usable)
+           ooc_layout_tiled(&c, n, e, rows, cols, k, slots) > s->usable)
         k--;
-    return k >= k_min ? k : 0;
+    return k >= k_min ? aligned_k(n, k) : 0;
 }
 
-/* Every plan tried for one tile shape: one or two C buffers; B pieces
- * of OOC_GOOD_K rows and longer, up to the longest that fits (shorter ones
- * only when nothing longer fits: each GEMM reads and writes its whole C
- * tile, which short pieces do for little work); A pieces as long as the
- * B pieces, as wide as fits, half way between, and 2 to 4 B pieces wide
- * with both as long as fits. */
-static void shape_candidates(search *s, size_t rows, size_t cols)
+/* Every plan tried for one tile shape and count of C buffers: B pieces
+ * of OOC_GOOD_K rows and longer, up to the longest that fits, and half
+ * that (shorter ones only when nothing longer fits: each GEMM reads and
+ * writes its whole C tile, which short pieces do for little work). */
+static void shape_candidates(search *s, size_t rows, size_t cols,
+                             size_t slots)
 {
     size_t n = s->n, e = s->elem, k_min = min_size(n, OOC_MIN_K);
     ooc_plan c;
-    for (size_t c_buffers = 1; c_buffers <= 2; c_buffers++) {
-        if (c_buffers == 2 && tile_count(n, rows) * tile_count(n, cols) < 2)
-            break;
-        size_t k_fit = fit_k(s, rows, cols, c_buffers, k_min);
-        size_t good = min_size(n, OOC_GOOD_K);
-        if (k_fit < good) {
-            /* Recorded even when it does not fit: the smallest plan. */
-            ooc_layout_tiled(&c, n, e, rows, cols, k_min, k_min, c_buffers);
-            consider(s, &c);
-        }
-        if (k_fit == 0)
+    size_t k_fit = fit_k(s, rows, cols, slots, k_min);
+    size_t good = min_size(n, OOC_GOOD_K);
+    if (k_fit < good) {
+        /* Recorded even when it does not fit: the smallest plan. */
+        ooc_layout_tiled(&c, n, e, rows, cols, k_min, slots);
+        consider(s, &c);
+    }
+    if (k_fit == 0)
+        return;
+    size_t ks[] = {good, 512, 1024, k_fit, aligned_k(n, k_fit / 2)};
+    for (size_t i = 0; i < sizeof ks / sizeof *ks; i++) {
+        size_t k = ks[i];
+        if (k > k_fit || (k < good && k_fit >= good) || k < k_min ||
+            (i > 0 && i < 3 && k >= n))
             continue;
-        size_t ks[] = {good, 512, 1024, balanced(n, k_fit),
-                       balanced(n, k_fit / 2)};
-        for (size_t i = 0; i < sizeof ks / sizeof *ks; i++) {
-            size_t k = ks[i];
-            if (k > k_fit || (k < good && k_fit >= good) || k < k_min ||
-                (i > 0 && i < 3 && k >= n))
-                continue;
-            size_t a_fit = fit_a(s, rows, cols, c_buffers, k);
-            size_t widths[] = {k, a_fit, (k + a_fit) / 2};
-            for (size_t w = 0; w < 3; w++) {
-                if (widths[w] < k || (w > 0 && widths[w] == k))
-                    continue;
-                ooc_layout_tiled(&c, n, e, rows, cols, k, widths[w],
-                                 c_buffers);
-                consider(s, &c);
-            }
-        }
-        /* A pieces of 2 to 4 B pieces, both as long as then fits. */
-        size_t c_bytes = c_buffers * align_up(rows * cols * e);
-        for (size_t m = 2; m <= 4 && c_bytes < s->usable; m++) {
-            size_t k = (s->usable - c_bytes) / (2 * e * (m * rows + cols));
-            while (k >= k_min &&
-                   ooc_layout_tiled(&c, n, e, rows, cols, k, m * k,
-                                    c_buffers) > s->usable)
-                k--;
-            if (k < k_min || (k < good && k_fit >= good) || m * k >= n)
-                continue;
-            ooc_layout_tiled(&c, n, e, rows, cols, k, m * k, c_buffers);
-            consider(s, &c);
-        }
+        ooc_layout_tiled(&c, n, e, rows, cols, k, slots);
+        consider(s, &c);
     }
 }
 
@@ -198,22 +157,23 @@ static size_t side_of(size_t n, size_t count)
     return tile_count(n, side) == count ? side : 0;
 }
 
-/* Does the smallest plan with rows x cols tiles fit? */
+/* Does the smallest plan with `slots` C buffers of rows x cols fit? */
 static int shape_fits(const search *s, size_t rows, size_t cols,
-                      size_t c_buffers)
+                      size_t slots)
 {
     size_t k_min = min_size(s->n, OOC_MIN_K);
     ooc_plan c;
-    return ooc_layout_tiled(&c, s->n, s->elem, rows, cols, k_min, k_min,
-                            c_buffers) <= s->usable;
+    return ooc_layout_tiled(&c, s->n, s->elem, rows, cols, k_min, slots) <=
+           s->usable;
 }
 
 /* Tiled candidates: tiles as big as the budget allows. For each count of
- * tile rows up to OOC_MAX_TILES_PER_SIDE, the fewest tile columns with
- * which one C buffer fits, and with which two do, and one more of each
- * (smaller tiles leave room for wider pieces); beyond that count, square
- * tilings only, down to tiles of the smallest side. The smallest of all
- * is tried too, so that a budget below it is known. */
+ * tile rows up to OOC_MAX_TILES_PER_SIDE and each count of C buffers up
+ * to OOC_MAX_SLOTS (and the tile rows), the fewest tile columns with
+ * which they fit, and one more (smaller tiles leave room for longer
+ * pieces); beyond that count, square tilings with one C buffer only,
+ * down to tiles of the smallest side. The smallest of all is tried too,
+ * so that a budget below it is known. */
 static void scan_tiled(search *s)
 {
     size_t n = s->n, most = tile_count(n, smallest_side(n));
@@ -222,15 +182,16 @@ static void scan_tiled(search *s)
         size_t rows = side_of(n, row_tiles);
         if (rows == 0)
             continue;
-        for (size_t c_buffers = 1; c_buffers <= 2; c_buffers++) {
+        size_t slots_most = min_size(OOC_MAX_SLOTS, row_tiles);
+        for (size_t slots = 1; slots <= slots_most; slots++) {
             size_t col_tiles = 1, tried = 0;
             for (; col_tiles <= grid && tried < 2; col_tiles++) {
                 size_t cols = side_of(n, col_tiles);
                 if (cols == 0)
                     continue;
-                if (tried == 0 && !shape_fits(s, rows, cols, c_buffers))
+                if (tried == 0 && !shape_fits(s, rows, cols, slots))
                     continue;
-                shape_candidates(s, rows, cols);
+                shape_candidates(s, rows, cols, slots);
                 tried++;
             }
         }
@@ -239,12 +200,12 @@ static void scan_tiled(search *s)
          count++) {
         size_t side = side_of(n, count);
         if (side && shape_fits(s, side, side, 1)) {
-            shape_candidates(s, side, side);
+            shape_candidates(s, side, side, 1);
             tried++;
         }
     }
     size_t side = smallest_side(n);
-    shape_candidates(s, side, side);
+    shape_candidates(s, side, side, 1);
 }
 
 /* Resident candidates: every distinct panel height from 1 to
@@ -298,7 +259,7 @@ size_t ooc_min_budget(size_t n, size_t elem_bytes, size_t granule,
     ooc_plan p;
     size_t resident = ooc_layout_resident(&p, n, elem_bytes, side, 1);
     size_t tiled = ooc_layout_tiled(&p, n, elem_bytes, side, side, k_min,
-                                    k_min, 1);
+                                    1);
     size_t least = kind == OOC_RESIDENT ? resident
                    : kind == OOC_TILED  ? tiled
                                         : min_size(resident, tiled);
@@ -313,9 +274,9 @@ int ooc_plan_make(size_t n, size_t elem_bytes, size_t budget,
     size_t usable = granule > 1 ? budget / granule * granule : budget;
     search s = {.n = n, .elem = elem_bytes, .usable = usable,
                 .rates = rates, .limit_ms = INFINITY,
-                .by_time = rates != NULL};
+                .gemm_limit = INFINITY, .by_time = rates != NULL};
     if (n == 0 || elem_bytes == 0) {
-        ooc_layout_tiled(p, n, elem_bytes, 1, 1, 1, 1, 1);
+        ooc_layout_tiled(p, n, elem_bytes, 1, 1, 1, 1);
         return -1;
     }
     run_search(&s, kind);
@@ -324,12 +285,22 @@ int ooc_plan_make(size_t n, size_t elem_bytes, size_t budget,
         return -1;
     }
     /* An estimate is only an estimate: among the plans within 5% of the
-     * fastest, take the one that moves the fewest bytes. Without that,
-     * a GEMM-bound run would pick ever smaller tiles, whose extra copies
-     * the model thinks are free. */
+     * fastest, take one whose GEMMs are within 5% of the fastest GEMMs
+     * there, and of those the one that moves the fewest bytes. Without
+     * the first, a run whose copies and GEMMs are both nearly busy would
+     * take pieces half as long to save a few bytes, passing over C twice
+     * as often: every GEMM that runs late then holds up a buffer and the
+     * copies, which a replay on steady rates does not see. Without the
+     * second, a GEMM-bound run would pick ever smaller tiles, whose extra
+     * copies the model thinks are free. */
     if (rates) {
         s.limit_ms = s.best.estimate_ms * 1.05;
         s.by_time = 0;
+        s.by_gemm = 1;
+        s.found = 0;
+        run_search(&s, kind);
+        s.gemm_limit = s.best.gemm_ms * 1.05;
+        s.by_gemm = 0;
         s.found = 0;
         run_search(&s, kind);
     }

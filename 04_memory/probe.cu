@@ -108,6 +108,7 @@ static double row_cost_us(size_t n, size_t width, enum cudaMemcpyKind kind,
 typedef struct {
     cublasHandle_t handle;
     size_t rows, cols, inner, lda;
+    double beta;   /* 1: C += A B, reading C as a tile's later steps do */
     double *d_a, *d_b, *d_c;
 } probe_job;
 
@@ -115,7 +116,7 @@ static void probe_gemm(void *ctx)
 {
     probe_job *j = (probe_job *)ctx;
     dgemm_rowmajor(j->handle, j->rows, j->cols, j->inner, j->d_a, j->lda,
-                   j->d_b, j->cols, 0.0, j->d_c, j->cols);
+                   j->d_b, j->cols, j->beta, j->d_c, j->cols);
 }
 
 /* TFLOP/s of j's GEMM (rows x inner A with leading dimension lda, inner x
@@ -132,6 +133,7 @@ static double time_gemm_tflops(probe_job *j, cudaStream_t stream)
      * less power and can run at higher clocks than one of real data. */
     cm_curand_uniform(j->d_a, CM_FLOAT64, a, 1, stream);
     cm_curand_uniform(j->d_b, CM_FLOAT64, b, 2, stream);
+    cm_curand_uniform(j->d_c, CM_FLOAT64, c, 3, stream);
     cm_stats s = cm_time_events(probe_gemm, j, stream, 1, 3);
     CUDA_CHECK(cudaFree(j->d_a));
     CUDA_CHECK(cudaFree(j->d_b));
@@ -155,11 +157,13 @@ static double probe_gemm_tflops(cublasHandle_t handle, cudaStream_t stream,
 double probe_tiled_gemm_tflops(cublasHandle_t handle, cudaStream_t stream,
                                const ooc_plan *p)
 {
-    /* The shape of a full tile's GEMM: A a sub-matrix of an A piece of
-     * a_k columns, as streamed.cu passes it. Its buffers are at most the
-     * plan's slab, which fits the budget. */
-    probe_job j = {.handle = handle, .rows = p->tile_rows,
-                   .cols = p->tile_cols, .inner = p->tile_k, .lda = p->a_k};
+    /* The GEMM of a step with every C buffer staying: all the buffers'
+     * rows at once, accumulating (beta = 1), as streamed.cu runs most
+     * steps. Its buffers are at most the plan's slab, which fits the
+     * budget. */
+    probe_job j = {.handle = handle, .rows = p->c_buffers * p->tile_rows,
+                   .cols = p->tile_cols, .inner = p->tile_k,
+                   .lda = p->tile_k, .beta = 1.0};
     return time_gemm_tflops(&j, stream);
 }
 
@@ -187,6 +191,35 @@ static double pack_gbps(pack_pool *packers, size_t n, size_t width,
                   .rows = n};
     cm_stats s = cm_time_host(pack_region, &j, 1, 5);
     return cm_gbps((double)(n * width), s.median_ms);
+}
+
+typedef struct {
+    void *dst;
+    const void *src;
+    size_t bytes;
+    cudaStream_t stream;
+} d2d_job;
+
+static void copy_d2d(void *ctx)
+{
+    d2d_job *j = (d2d_job *)ctx;
+    CUDA_CHECK(cudaMemcpyAsync(j->dst, j->src, j->bytes,
+                               cudaMemcpyDeviceToDevice, j->stream));
+}
+
+/* GB/s of a device-to-device copy of `bytes` (each byte read once and
+ * written once), on buffers of its own: the median of 5 after 1. */
+static double device_copy_gbps(size_t bytes, cudaStream_t stream)
+{
+    cm_require_device_bytes(2 * bytes, "the device copy probe");
+    d2d_job j = {.bytes = bytes, .stream = stream};
+    CUDA_CHECK(cudaMalloc(&j.dst, bytes));
+    CUDA_CHECK(cudaMalloc((void **)&j.src, bytes));
+    CUDA_CHECK(cudaMemsetAsync((void *)j.src, 0, bytes, stream));
+    cm_stats s = cm_time_events(copy_d2d, &j, stream, 1, 5);
+    CUDA_CHECK(cudaFree(j.dst));
+    CUDA_CHECK(cudaFree((void *)j.src));
+    return cm_gbps((double)bytes, s.median_ms);
 }
 
 /* GB/s of a 2D copy with rows of `width` bytes, by the row-cost model. */
@@ -222,6 +255,7 @@ void measure_rates(ooc_rates *r, cublasHandle_t handle, cudaStream_t stream,
     }
     r->gemm_tflops = probe_gemm_tflops(handle, stream, n, budget);
     r->tiled_gemm_tflops = 0;
+    r->d2d_gbps = device_copy_gbps(ceiling_bytes, stream);
     printf("measured: pinned copies in %.2f GB/s, out %.2f GB/s (%s each); "
            "DGEMM %.2f TFLOP/s\n", r->h2d_gbps, r->d2h_gbps,
            cm_fmt_bytes_short(ceiling_bytes, text, sizeof text),
@@ -235,4 +269,8 @@ void measure_rates(ooc_rates *r, cublasHandle_t handle, cudaStream_t stream,
     printf("measured: the same rows packed into one block on the host by %d "
            "thread%s (memcpy a row): %.2f GB/s\n", r->pack_threads,
            r->pack_threads > 1 ? "s" : "", r->pack_gbps);
+    printf("measured: device memory copies %.2f GB/s (%s): a GEMM reads and "
+           "writes its C on top of its multiply-adds, about a copy of C at "
+           "that rate, whatever its k\n", r->d2d_gbps,
+           cm_fmt_bytes_short(ceiling_bytes, text, sizeof text));
 }

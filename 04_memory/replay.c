@@ -24,165 +24,114 @@ static double pack_ms(double bytes, const ooc_rates *r)
     return r->pack_gbps > 0 ? bytes / (r->pack_gbps * 1e6) : 0;
 }
 
-/* The tiled replay's clocks: one for the host (it packs each narrow A
- * piece, once the copy that last read its staging buffer is over), one
- * for the link in (A and B copies take turns on it, in the order they
- * are issued), one for the GEMMs, one for the copies out. a_free[s],
- * b_free[s]: when the GEMMs that read device buffer s last were over;
- * a_in[s]: when A buffer s was last filled, which is also when staging
- * buffer s was last copied from; home[t][h], end[t][h], count[t]: when band h of
- * a tile of band set t was home, where it ended in its C buffer, and how
- * many bands that tile had (streamed.cu's band events). */
+/* Milliseconds for a GEMM of rows x cols x k: its multiply-adds at the
+ * plan's rate, and, unless that rate was measured for the plan's shape
+ * (which includes it), its C read and written once, priced as a copy of
+ * C at the device memory rate. That second part is what makes GEMMs of a
+ * short k slow: it does not shrink with k. */
+static double one_gemm_ms(const ooc_plan *p, const ooc_rates *r, double rows,
+                      double cols, double k)
+{
+    double ms = 2.0 * rows * cols * k / (gemm_rate(p, r) * 1e9);
+    int measured = p->kind == OOC_TILED && r->tiled_gemm_tflops > 0;
+    if (!measured && r->d2d_gbps > 0)
+        ms += rows * cols * (double)p->elem_bytes / (r->d2d_gbps * 1e6);
+    return ms;
+}
+
+/* The tiled replay's clocks: one for the host (it packs each step's A
+ * pieces, once the copy that last read its staging buffer is over), one
+ * for the link in (A and B copies take turns on it, in the order they are
+ * issued), one for the GEMMs, one for the copies out. buf_free[b]: when
+ * the GEMMs that last read A and B buffer b were over; staged[b]: when
+ * staging buffer b was last copied from; home[s]: when C buffer s's last
+ * tile was home. */
 typedef struct {
     const ooc_plan *p;
     const ooc_rates *r;
-    double flop_per_ms;
     double host, link, gemm, out;
-    double a_free[2], b_free[2], a_in[2];
-    double home[4][OOC_BANDS];
-    size_t end[4][OOC_BANDS], count[4];
+    double buf_free[2], staged[2], home[OOC_MAX_SLOTS];
 } replay;
 
-/* A step's pieces in (streamed.cu's step_copies); returns when both are
- * there. */
-static double replay_copies(replay *x, size_t rows, size_t cols,
-                            size_t a_cols, size_t k, int a_first, size_t ga,
-                            size_t gb)
+/* Step g's pieces in (streamed.cu's step_copies): the tiles' rows of the
+ * A piece, packed first where narrower than A, then the B piece. Returns
+ * when both are there. */
+static double replay_copies(replay *x, const ooc_step *s, size_t g)
 {
     const ooc_plan *p = x->p;
     const ooc_rates *r = x->r;
-    double e = (double)p->elem_bytes;
-    size_t sa = ga % 2, sb = gb % 2;
-    if (a_first) {
-        double bytes = e * (double)(rows * a_cols);
-        /* Piece g + 1 is packed while piece g is sent; piece g + 2 waits
-         * for that send, its staging buffer's. */
-        if (a_cols < p->n)
-            x->host = fmax(x->host, x->a_in[sa]) + pack_ms(bytes, r);
-        x->link = fmax(fmax(x->link, x->host), ga >= 2 ? x->a_free[sa] : 0)
-                  + copy_ms(bytes, 0, r->h2d_gbps, 0);
-        x->a_in[sa] = x->link;
-    }
-    x->link = fmax(x->link, gb >= 2 ? x->b_free[sb] : 0) +
-              copy_ms(e * (double)(k * cols), cols < p->n ? (double)k : 0,
-                      r->h2d_gbps, r->h2d_row_us);
-    return fmax(x->a_in[sa], x->link);
+    double e = (double)p->elem_bytes, rows = 0;
+    size_t b = g % 2;
+    for (size_t i = 0; i < s->count; i++)
+        rows += (double)s->tile[i].rows;
+    double a_bytes = e * rows * (double)s->k;
+    if (p->staging_bytes > 0)
+        x->host = fmax(x->host, x->staged[b]) + pack_ms(a_bytes, r);
+    double wait = g >= 2 ? x->buf_free[b] : 0;
+    x->link = fmax(fmax(x->link, x->host), wait) +
+              copy_ms(a_bytes, 0, r->h2d_gbps, 0);
+    x->staged[b] = x->link;
+    x->link += copy_ms(e * (double)(s->k * s->cols),
+                       s->cols < p->n ? (double)s->k : 0, r->h2d_gbps,
+                       r->h2d_row_us);
+    return x->link;
 }
 
-/* When the previous tile in the buffer (band set prev, or -1) has sent
- * home what the next `end` elements of the buffer held. */
-static double replay_home(const replay *x, int prev, size_t end)
-{
-    if (prev < 0)
-        return 0;
-    return x->home[prev][ooc_band_to_wait(x->end[prev], x->count[prev],
-                                          end)];
-}
-
-/* One GEMM of `rows` x cols x k, once `ready`. */
-static void replay_gemm(replay *x, double ready, size_t rows, size_t cols,
-                        size_t k)
+/* One GEMM of `rows` x the step's columns x its k, once `ready`. */
+static void replay_gemm(replay *x, const ooc_step *s, double ready,
+                        double rows)
 {
     x->gemm = fmax(x->gemm, ready) +
-              2.0 * (double)rows * (double)cols * (double)k / x->flop_per_ms;
+              one_gemm_ms(x->p, x->r, rows, (double)s->cols, (double)s->k);
 }
 
-/* A replayed step: when its pieces were in, its rows of B, its buffers,
- * whether it is the tile's first and ends its A piece. */
-typedef struct {
-    double ready;
-    size_t k, sa, sb;
-    int first, a_last;
-} replay_step;
-
-static void replay_done(replay *x, const replay_step *s)
-{
-    x->b_free[s->sb] = x->gemm;
-    if (s->a_last)
-        x->a_free[s->sa] = x->gemm;
-}
-
-/* streamed.cu's banded(): the group's GEMMs band by band, each band of
- * the tile's first step after the previous tile's rows there are home;
- * with `send`, each band home after its GEMMs. */
-static void replay_banded(replay *x, size_t rows, size_t cols, int set,
-                          int prev, const replay_step *group, size_t count,
-                          int send)
+/* Tile t of step s is final: home. */
+static void replay_home(replay *x, const ooc_step *s, const ooc_active *t)
 {
     const ooc_plan *p = x->p;
-    size_t band_rows = ooc_band_rows(p, rows);
-    size_t bands = tile_count(rows, band_rows);
-    for (size_t h = 0; h < bands; h++) {
-        size_t r0 = h * band_rows, part = tile_extent(rows, band_rows, h);
-        double home = group[0].first
-                          ? replay_home(x, prev, (r0 + part) * cols) : 0;
-        for (size_t q = 0; q < count; q++)
-            replay_gemm(x, fmax(group[q].ready, home), part, cols,
-                        group[q].k);
-        if (send) {
-            x->out = fmax(x->out, x->gemm) +
-                     copy_ms((double)p->elem_bytes * (double)(part * cols),
-                             cols < p->n ? (double)part : 0,
-                             x->r->d2h_gbps, x->r->d2h_row_us);
-            x->home[set][h] = x->out;
-            x->end[set][h] = (r0 + part) * cols;
-        }
-    }
-    for (size_t q = 0; q < count; q++)
-        replay_done(x, &group[q]);
+    x->out = fmax(x->out, x->gemm) +
+             copy_ms((double)p->elem_bytes * (double)(t->rows * s->cols),
+                     s->cols < p->n ? (double)t->rows : 0, x->r->d2h_gbps,
+                     x->r->d2h_row_us);
+    x->home[t->slot] = x->out;
 }
 
 /* The tiled plan, replayed step by step as streamed.cu's tiled_gemm runs
- * it. */
+ * it: at each step the leaving tiles first (each then goes home), the
+ * staying ones, then the entering ones, each once its buffer is home. */
 static double tiled_estimate(const ooc_plan *p, const ooc_rates *r)
 {
     replay x;
     memset(&x, 0, sizeof x);
     x.p = p;
     x.r = r;
-    x.flop_per_ms = gemm_rate(p, r) * 1e9;
-    size_t n = p->n, ga = 0, gb = 0;
-    for (size_t ti = 0; ti < p->row_tiles; ti++)
-        for (size_t tj = 0; tj < p->col_tiles; tj++) {
-            size_t tile = ti * p->col_tiles + tj;
-            size_t rows = tile_extent(n, p->tile_rows, ti);
-            size_t cols = tile_extent(n, p->tile_cols, tj);
-            int set = (int)(tile % 4);
-            int prev = tile >= p->c_buffers
-                           ? (int)((tile - p->c_buffers) % 4) : -1;
-            x.count[set] = tile_count(rows, ooc_band_rows(p, rows));
-            size_t head = ooc_head_pieces(p, tile), step = 0, grouped = 0;
-            replay_step group[2];
-            for (size_t ap = 0; ap < p->a_pieces; ap++, ga++) {
-                size_t a_cols = tile_extent(n, p->a_k, ap);
-                size_t pieces = tile_count(a_cols, p->tile_k);
-                for (size_t bp = 0; bp < pieces; bp++, gb++, step++) {
-                    replay_step s;
-                    s.k = ooc_b_piece(p, ap, bp, NULL);
-                    s.sa = ga % 2;
-                    s.sb = gb % 2;
-                    s.first = step == 0;
-                    s.a_last = bp + 1 == pieces;
-                    s.ready = replay_copies(&x, rows, cols, a_cols, s.k,
-                                            bp == 0, ga, gb);
-                    int last = step + 1 == p->k_pieces;
-                    if (step < head) {
-                        group[grouped++] = s;
-                        if (grouped == head || last)
-                            replay_banded(&x, rows, cols, set, prev, group,
-                                          grouped, last);
-                    } else if (last) {
-                        replay_banded(&x, rows, cols, set, prev, &s, 1, 1);
-                    } else {
-                        double home = s.first
-                                          ? replay_home(&x, prev, rows * cols)
-                                          : 0;
-                        replay_gemm(&x, fmax(s.ready, home), rows, cols, s.k);
-                        replay_done(&x, &s);
-                    }
-                }
+    ooc_walk w;
+    ooc_step s;
+    ooc_walk_start(&w, p);
+    for (size_t g = 0; ooc_walk_next(&w, &s); g++) {
+        double ready = replay_copies(&x, &s, g), staying = 0;
+        for (size_t i = 0; i < s.count; i++) {
+            const ooc_active *t = &s.tile[i];
+            if (t->leave && !t->enter) {
+                replay_gemm(&x, &s, ready, (double)t->rows);
+                replay_home(&x, &s, t);
+            } else if (!t->enter) {
+                staying += (double)t->rows;
             }
         }
+        if (staying > 0)
+            replay_gemm(&x, &s, ready, staying);
+        for (size_t i = 0; i < s.count; i++) {
+            const ooc_active *t = &s.tile[i];
+            if (!t->enter)
+                continue;
+            replay_gemm(&x, &s, fmax(ready, x.home[t->slot]),
+                        (double)t->rows);
+            if (t->leave)
+                replay_home(&x, &s, t);
+        }
+        x.buf_free[g % 2] = x.gemm;
+    }
     return fmax(x.out, x.gemm);
 }
 
@@ -192,7 +141,6 @@ static double tiled_estimate(const ooc_plan *p, const ooc_rates *r)
 static double resident_estimate(const ooc_plan *p, const ooc_rates *r)
 {
     double e = (double)p->elem_bytes, n = (double)p->n, row = e * n;
-    double flop_per_ms = r->gemm_tflops * 1e9;
     double in = 0, gemm = 0, out = 0, done[2] = {0, 0}, home[2] = {0, 0};
     size_t fill = p->fill_panels, slots = p->c_buffers;
     for (size_t f = 0; f < fill; f++)
@@ -204,7 +152,7 @@ static double resident_estimate(const ooc_plan *p, const ooc_rates *r)
         gemm = fmax(gemm, in);
         for (size_t f = 0; f < fill; f++) {
             double rows = (double)tile_extent(p->n, p->tile_rows, f);
-            gemm += 2.0 * rows * inner * n / flop_per_ms;
+            gemm += one_gemm_ms(p, r, rows, n, inner);
             done[f] = gemm;
         }
     }
@@ -214,7 +162,7 @@ static double resident_estimate(const ooc_plan *p, const ooc_rates *r)
         if (i >= fill) {
             in = fmax(in, done[s]) + copy_ms(row * rows, 0, r->h2d_gbps, 0);
             gemm = fmax(fmax(gemm, in), home[s]) +
-                   2.0 * rows * n * n / flop_per_ms;
+                   one_gemm_ms(p, r, rows, n, n);
             done[s] = gemm;
         }
         out = fmax(out, done[s]) + copy_ms(row * rows, 0, r->d2h_gbps, 0);
@@ -239,11 +187,28 @@ double gemm_rate(const ooc_plan *p, const ooc_rates *r)
     return r->gemm_tflops;
 }
 
+/* Elements of C the plan's GEMMs read and write, counted once per GEMM
+ * that touches them: a tiled plan's tiles take one GEMM a piece; a
+ * resident plan's fill panels one a piece of B, the others one. */
+static double c_passes(const ooc_plan *p)
+{
+    double n = (double)p->n;
+    if (p->kind == OOC_TILED)
+        return (double)p->k_pieces * n * n;
+    double fill_rows = 0;
+    for (size_t f = 0; f < p->fill_panels; f++)
+        fill_rows += (double)tile_extent(p->n, p->tile_rows, f);
+    return fill_rows * n * (double)p->k_pieces + (n - fill_rows) * n;
+}
+
 double ooc_estimate_ms(const ooc_plan *p, const ooc_rates *r,
                        double *gemm_ms)
 {
     double n = (double)p->n;
     double gemm = 2.0 * n * n * n / (gemm_rate(p, r) * 1e9);
+    if (!(p->kind == OOC_TILED && r->tiled_gemm_tflops > 0) &&
+        r->d2d_gbps > 0)
+        gemm += c_passes(p) * (double)p->elem_bytes / (r->d2d_gbps * 1e6);
     if (gemm_ms)
         *gemm_ms = gemm;
     double ms = p->kind == OOC_RESIDENT ? resident_estimate(p, r)

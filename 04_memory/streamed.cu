@@ -50,217 +50,170 @@ static void send_home(ooc_job *j, int slot, size_t row0, size_t col0,
     CUDA_CHECK(cudaEventRecord(j->home[slot], j->copy_out));
 }
 
-/* A[row0 : row0 + rows, a0 : a0 + a_cols] into device buffer sa. As
- * rows of a_cols elements n apart, a 2D copy would pay the copy engine
- * for each row (on an H200, a 5000 x 570 piece crossed so at 23 GB/s in
- * the pipeline, not 55); so host threads pack the rows into staging buffer sa
- * first, and the piece goes over as one block. Staging buffer sa may be
- * packed again only once its last copy (piece ga - 2) is over: the host
- * waits for that, while piece ga - 1 crosses from the other buffer. At a
- * run's start the event still marks the previous run's last copy out of
- * that buffer, which is waited for too; an event never recorded counts
- * as complete. */
-static void send_a_piece(ooc_job *j, int sa, size_t row0, size_t a0,
-                         size_t a_cols, size_t rows)
+/* The A piece of step s (the step's k columns of A, the rows of each
+ * tile on the GPU) into device buffer b, tile by tile at its C buffer's
+ * place: the part for C buffer `slot` starts at row slot * tile_rows,
+ * rows of k elements. As rows of k elements n apart, a 2D copy would pay
+ * the copy engine for each row (on an H200, a 5000 x 570 piece crossed so
+ * at 23 GB/s in the pipeline, not 55); so host threads pack the rows into
+ * staging buffer b first, and each run of consecutive buffers goes over as
+ * one block. Staging buffer b may be packed again only once its last copy
+ * (step g - 2) is over: the host waits for that, while step g - 1's
+ * pieces cross from the other buffer. At a run's start the event still
+ * marks the previous run's last copy out of that buffer, which is waited
+ * for too; an event never recorded counts as complete. */
+static void send_a_piece(ooc_job *j, const ooc_step *s, int b)
 {
-    size_t n = j->plan->n, e = sizeof(double);
-    const double *h_piece = j->h_a + row0 * n + a0;
-    if (j->plan->staging_bytes == 0) {   /* whole rows: one block as is */
-        copy_rows(j->d_a[sa], a_cols * e, h_piece, n * e, a_cols * e, rows,
-                  H2D, j->copy_a);
+    const ooc_plan *p = j->plan;
+    size_t n = p->n, e = sizeof(double), k = s->k;
+    double *d_a = j->d_a[b];
+    if (p->staging_bytes == 0) {   /* whole rows: each tile's are a block */
+        for (size_t i = 0; i < s->count; i++) {
+            const ooc_active *t = &s->tile[i];
+            CUDA_CHECK(cudaMemcpyAsync(d_a + t->slot * p->tile_rows * k,
+                                       j->h_a + t->row0 * n, t->rows * k * e,
+                                       H2D, j->copy_a));
+        }
         return;
     }
-    CUDA_CHECK(cudaEventSynchronize(j->staged[sa]));
-    pack_rows(j->packers, j->h_stage[sa], h_piece, n * e, a_cols * e, rows);
-    CUDA_CHECK(cudaMemcpyAsync(j->d_a[sa], j->h_stage[sa], a_cols * e * rows,
-                               H2D, j->copy_a));
-    CUDA_CHECK(cudaEventRecord(j->staged[sa], j->copy_a));
+    double *h_stage = j->h_stage[b];
+    pack_block parts[OOC_MAX_SLOTS];
+    for (size_t i = 0; i < s->count; i++) {
+        const ooc_active *t = &s->tile[i];
+        parts[i].dst = h_stage + t->slot * p->tile_rows * k;
+        parts[i].src = j->h_a + t->row0 * n + s->k0;
+        parts[i].rows = t->rows;
+    }
+    CUDA_CHECK(cudaEventSynchronize(j->staged[b]));
+    pack_blocks(j->packers, parts, s->count, n * e, k * e);
+    /* Consecutive buffers, all but the last of them full, are one block. */
+    for (size_t i = 0; i < s->count;) {
+        size_t first = s->tile[i].slot, rows = s->tile[i].rows;
+        while (i + 1 < s->count && s->tile[i + 1].slot == s->tile[i].slot + 1
+               && s->tile[i].rows == p->tile_rows)
+            rows += s->tile[++i].rows;
+        i++;
+        size_t at = first * p->tile_rows * k;
+        CUDA_CHECK(cudaMemcpyAsync(d_a + at, h_stage + at, rows * k * e, H2D,
+                                   j->copy_a));
+    }
+    CUDA_CHECK(cudaEventRecord(j->staged[b], j->copy_a));
 }
 
-/* One B piece of a tile, with the A piece it is a part of: the tile's
- * GEMMs run one such step after another. */
-typedef struct {
-    size_t a0, a_cols, k0, k;  /* A piece's first column and width; the
-                                  B piece's first row and rows */
-    int sa, sb;                /* their buffers */
-    int a_first, a_last;       /* the A piece's first, last B piece */
-    int first;                 /* the tile's first: beta = 0 */
-} ooc_step;
-
-/* A C tile: where it goes in C, its buffer, its bands. */
-typedef struct {
-    size_t row0, col0, rows, cols, band_rows, bands;
-    int cb, set;               /* C buffer; band events j->band_*[set] */
-} ooc_tile;
-
-/* Step s's pieces in, A's if s starts an A piece, each once the GEMMs
- * that read its buffer last (two pieces ago) are over; events say when
- * each is there. ga, gb: the pieces' numbers since the run's start. */
-static void step_copies(ooc_job *j, const ooc_tile *t, const ooc_step *s,
-                        size_t ga, size_t gb)
+/* Step g's pieces in, into buffers b = g % 2, once the GEMMs that read
+ * them last (step g - 2) are over; events say when each is there. */
+static void step_copies(ooc_job *j, const ooc_step *s, size_t g)
 {
     size_t n = j->plan->n, e = sizeof(double);
+    int b = (int)(g % 2);
     if (!j->copies)
         return;
-    if (s->a_first) {
-        if (ga >= 2)
-            CUDA_CHECK(cudaStreamWaitEvent(j->copy_a, j->a_used[s->sa], 0));
-        send_a_piece(j, s->sa, t->row0, s->a0, s->a_cols, t->rows);
-        CUDA_CHECK(cudaEventRecord(j->a_in[s->sa], j->copy_a));
+    if (g >= 2) {
+        CUDA_CHECK(cudaStreamWaitEvent(j->copy_a, j->used[b], 0));
+        CUDA_CHECK(cudaStreamWaitEvent(j->copy_b, j->used[b], 0));
     }
+    send_a_piece(j, s, b);
+    CUDA_CHECK(cudaEventRecord(j->a_in[b], j->copy_a));
     /* B[k0:k0 + k, cols], on the other copy stream: the copy engine takes
      * A and B copies in turn, and a B piece need not wait behind the next
      * A piece's wait for its buffer. */
-    if (gb >= 2)
-        CUDA_CHECK(cudaStreamWaitEvent(j->copy_b, j->b_used[s->sb], 0));
-    copy_rows(j->d_b[s->sb], t->cols * e, j->h_b + s->k0 * n + t->col0,
-              n * e, t->cols * e, s->k, H2D, j->copy_b);
-    CUDA_CHECK(cudaEventRecord(j->b_in[s->sb], j->copy_b));
+    copy_rows(j->d_b[b], s->cols * e, j->h_b + s->k0 * n + s->col0, n * e,
+              s->cols * e, s->k, H2D, j->copy_b);
+    CUDA_CHECK(cudaEventRecord(j->b_in[b], j->copy_b));
 }
 
-/* The GEMM stream waits for step s's pieces, before its first GEMM. */
-static void step_inputs(ooc_job *j, const ooc_step *s)
-{
-    if (!j->copies)
-        return;
-    if (s->a_first)
-        CUDA_CHECK(cudaStreamWaitEvent(j->gemm, j->a_in[s->sa], 0));
-    CUDA_CHECK(cudaStreamWaitEvent(j->gemm, j->b_in[s->sb], 0));
-}
-
-/* C tile rows r0 .. r0 + rows - 1 += the same rows of A[rows, k0:k0 + k]
- * times B[k0:k0 + k, cols]. The A part is a sub-matrix pointer into the A
- * piece, its leading dimension the piece's width. beta = 0 on the tile's
- * first piece: cuBLAS then ignores what the buffer held, so C needs no
- * zeroing. */
-static void step_gemm(ooc_job *j, const ooc_tile *t, const ooc_step *s,
-                      size_t r0, size_t rows)
-{
-    dgemm_rowmajor(j->handle, rows, t->cols, s->k,
-                   j->d_a[s->sa] + r0 * s->a_cols + (s->k0 - s->a0),
-                   s->a_cols, j->d_b[s->sb], t->cols, s->first ? 0.0 : 1.0,
-                   j->d_c[t->cb] + r0 * t->cols, t->cols);
-}
-
-/* Step s's GEMMs are issued: its buffers may be refilled after them. */
-static void step_done(ooc_job *j, const ooc_step *s)
-{
-    CUDA_CHECK(cudaEventRecord(j->b_used[s->sb], j->gemm));
-    if (s->a_last)
-        CUDA_CHECK(cudaEventRecord(j->a_used[s->sa], j->gemm));
-}
-
-/* The GEMM stream waits until the previous tile in the buffer (its band
- * events in set prev) has sent home what the next `end` elements of the
- * buffer held: copy_out sends bands in order, so its band reaching `end`
- * being home means all before it are. */
-static void wait_home(ooc_job *j, int prev, size_t end)
-{
-    if (prev < 0 || !j->copies)
-        return;
-    size_t h = ooc_band_to_wait(j->band_end[prev], j->band_count[prev], end);
-    CUDA_CHECK(cudaStreamWaitEvent(j->gemm, j->band_home[prev][h], 0));
-}
-
-/* Band h of the tile (rows r0 .. r0 + rows - 1) is final: home. */
-static void send_band(ooc_job *j, const ooc_tile *t, size_t h, size_t r0,
-                      size_t rows)
-{
-    size_t n = j->plan->n, e = sizeof(double);
-    j->band_end[t->set][h] = (r0 + rows) * t->cols;
-    if (!j->copies)
-        return;
-    CUDA_CHECK(cudaEventRecord(j->band_done, j->gemm));
-    CUDA_CHECK(cudaStreamWaitEvent(j->copy_out, j->band_done, 0));
-    copy_rows(j->h_c + (t->row0 + r0) * n + t->col0, n * e,
-              j->d_c[t->cb] + r0 * t->cols, t->cols * e, t->cols * e, rows,
-              cudaMemcpyDeviceToHost, j->copy_out);
-    CUDA_CHECK(cudaEventRecord(j->band_home[t->set][h], j->copy_out));
-}
-
-/* The GEMMs of `count` steps band by band: band h of each step, then band
- * h + 1. A band that the tile's first step writes first waits for the
- * previous tile's rows there to be home (prev: its band set, or -1);
- * with `send`, the group holds the tile's last step and each band goes
- * home once its GEMMs are over. So at a tile change the GEMMs of the new
- * tile's first bands run while the old tile's last bands travel. */
-static void banded(ooc_job *j, const ooc_tile *t, const ooc_step *group,
-                   size_t count, int prev, int send)
-{
-    for (size_t h = 0; h < t->bands; h++) {
-        size_t r0 = h * t->band_rows;
-        size_t rows = tile_extent(t->rows, t->band_rows, h);
-        if (group[0].first)
-            wait_home(j, prev, (r0 + rows) * t->cols);
-        for (size_t q = 0; q < count; q++) {
-            if (h == 0)
-                step_inputs(j, &group[q]);
-            step_gemm(j, t, &group[q], r0, rows);
-        }
-        if (send)
-            send_band(j, t, h, r0, rows);
-    }
-    for (size_t q = 0; q < count; q++)
-        step_done(j, &group[q]);
-}
-
-/* A and B pieces alternate between two buffers each: piece g uses buffer
- * g % 2, once the GEMMs that read piece g - 2 are over. A tile's first
- * steps (ooc_head_pieces) and its last run band by band (banded); the
- * others one GEMM each. */
-static void tiled_gemm(ooc_job *j)
+/* C buffers first_slot .. (rows of them, back to back) += their rows of
+ * the A piece in buffer b times the B piece: A's part is a sub-matrix
+ * pointer into the piece, its leading dimension the piece's width. beta =
+ * 0 on a tile's first piece: cuBLAS then ignores what the buffer held, so
+ * C needs no zeroing. */
+static void slots_gemm(ooc_job *j, const ooc_step *s, int b,
+                       size_t first_slot, size_t rows, double beta)
 {
     const ooc_plan *p = j->plan;
-    size_t n = p->n, ga = 0, gb = 0;
-    for (size_t ti = 0; ti < p->row_tiles; ti++)
-        for (size_t tj = 0; tj < p->col_tiles; tj++) {
-            size_t tile = ti * p->col_tiles + tj;
-            ooc_tile t;
-            t.row0 = ti * p->tile_rows;
-            t.col0 = tj * p->tile_cols;
-            t.rows = tile_extent(n, p->tile_rows, ti);
-            t.cols = tile_extent(n, p->tile_cols, tj);
-            t.band_rows = ooc_band_rows(p, t.rows);
-            t.bands = tile_count(t.rows, t.band_rows);
-            t.cb = (int)(tile % p->c_buffers);
-            t.set = (int)(tile % 4);
-            j->band_count[t.set] = t.bands;
-            /* The tile that held this C buffer before: its band events. */
-            int prev = tile >= p->c_buffers
-                           ? (int)((tile - p->c_buffers) % 4) : -1;
-            size_t head = ooc_head_pieces(p, tile), step = 0, grouped = 0;
-            ooc_step group[2];
-            for (size_t ap = 0; ap < p->a_pieces; ap++, ga++) {
-                size_t pieces = tile_count(tile_extent(n, p->a_k, ap),
-                                           p->tile_k);
-                for (size_t bp = 0; bp < pieces; bp++, gb++, step++) {
-                    ooc_step s;
-                    s.a0 = ap * p->a_k;
-                    s.a_cols = tile_extent(n, p->a_k, ap);
-                    s.k = ooc_b_piece(p, ap, bp, &s.k0);
-                    s.sa = (int)(ga % 2);
-                    s.sb = (int)(gb % 2);
-                    s.a_first = bp == 0;
-                    s.a_last = bp + 1 == pieces;
-                    s.first = step == 0;
-                    int last = step + 1 == p->k_pieces;
-                    step_copies(j, &t, &s, ga, gb);
-                    if (step < head) {
-                        group[grouped++] = s;
-                        if (grouped == head || last)
-                            banded(j, &t, group, grouped, prev, last);
-                    } else if (last) {
-                        banded(j, &t, &s, 1, prev, 1);
-                    } else {
-                        if (s.first)
-                            wait_home(j, prev, t.rows * t.cols);
-                        step_inputs(j, &s);
-                        step_gemm(j, &t, &s, 0, t.rows);
-                        step_done(j, &s);
-                    }
-                }
-            }
+    dgemm_rowmajor(j->handle, rows, s->cols, s->k,
+                   j->d_a[b] + first_slot * p->tile_rows * s->k, s->k,
+                   j->d_b[b], s->cols, beta,
+                   j->d_c[0] + first_slot * p->tile_rows * p->tile_cols,
+                   p->tile_cols);
+}
+
+/* Tile t is final: home, from its C buffer, once its GEMM is over. */
+static void send_tile(ooc_job *j, const ooc_step *s, const ooc_active *t)
+{
+    const ooc_plan *p = j->plan;
+    size_t n = p->n, e = sizeof(double);
+    if (!j->copies)
+        return;
+    CUDA_CHECK(cudaEventRecord(j->tile_done, j->gemm));
+    CUDA_CHECK(cudaStreamWaitEvent(j->copy_out, j->tile_done, 0));
+    copy_rows(j->h_c + t->row0 * n + s->col0, n * e,
+              j->d_c[0] + t->slot * p->tile_rows * p->tile_cols,
+              p->tile_cols * e, s->cols * e, t->rows, cudaMemcpyDeviceToHost,
+              j->copy_out);
+    CUDA_CHECK(cudaEventRecord(j->slot_home[t->slot], j->copy_out));
+    j->slot_sent[t->slot] = 1;
+}
+
+/* Step s's GEMMs: the leaving tiles first, each alone, so that each
+ * starts home as soon as it is final; then the staying tiles, one GEMM
+ * for each run of consecutive C buffers; then the entering ones, each
+ * once its buffer's last tile is home (by then the others' GEMMs have
+ * given that copy time). */
+static void step_gemms(ooc_job *j, const ooc_step *s, size_t g)
+{
+    const ooc_plan *p = j->plan;
+    int b = (int)(g % 2);
+    if (j->copies) {
+        CUDA_CHECK(cudaStreamWaitEvent(j->gemm, j->a_in[b], 0));
+        CUDA_CHECK(cudaStreamWaitEvent(j->gemm, j->b_in[b], 0));
+    }
+    for (size_t i = 0; i < s->count; i++) {
+        const ooc_active *t = &s->tile[i];
+        if (t->leave && !t->enter) {
+            slots_gemm(j, s, b, t->slot, t->rows, 1.0);
+            send_tile(j, s, t);
         }
+    }
+    for (size_t i = 0; i < s->count; i++) {
+        const ooc_active *t = &s->tile[i];
+        if (t->enter || t->leave)
+            continue;
+        size_t rows = t->rows;
+        while (i + 1 < s->count && !s->tile[i + 1].enter &&
+               !s->tile[i + 1].leave &&
+               s->tile[i + 1].slot == s->tile[i].slot + 1 &&
+               s->tile[i].rows == p->tile_rows)
+            rows += s->tile[++i].rows;
+        slots_gemm(j, s, b, t->slot, rows, 1.0);
+    }
+    for (size_t i = 0; i < s->count; i++) {
+        const ooc_active *t = &s->tile[i];
+        if (!t->enter)
+            continue;
+        if (j->copies && j->slot_sent[t->slot])
+            CUDA_CHECK(cudaStreamWaitEvent(j->gemm, j->slot_home[t->slot],
+                                           0));
+        slots_gemm(j, s, b, t->slot, t->rows, 0.0);
+        if (t->leave)
+            send_tile(j, s, t);
+    }
+    /* Buffers b may be refilled after these GEMMs. */
+    CUDA_CHECK(cudaEventRecord(j->used[b], j->gemm));
+}
+
+/* The walk's steps (tiling.h), each step's pieces in and its GEMMs. */
+static void tiled_gemm(ooc_job *j)
+{
+    ooc_walk w;
+    ooc_step s;
+    for (size_t i = 0; i < OOC_MAX_SLOTS; i++)
+        j->slot_sent[i] = 0;
+    ooc_walk_start(&w, j->plan);
+    for (size_t g = 0; ooc_walk_next(&w, &s); g++) {
+        step_copies(j, &s, g);
+        step_gemms(j, &s, g);
+    }
 }
 
 /* Slot s holds an A panel and a C panel; B (d_b[0]) is whole n x n. The

@@ -32,18 +32,17 @@ typedef struct {
     /* copy_a: A pieces in (resident: everything in); copy_b: B pieces in
      * (tiled), on a stream of their own; copy_out: C home. */
     cudaStream_t gemm, copy_a, copy_b, copy_out;
-    /* a_in, b_in: a buffer is full; a_used, b_used: the GEMMs that read
-     * it are over, so it may be refilled; resident: done, a slot's GEMMs
-     * are over, so its C may go home and its A panel be refilled; home,
-     * that C is home, so the slot may be written again. */
-    cudaEvent_t start, end, a_in[2], b_in[2], a_used[2], b_used[2];
+    /* a_in, b_in: a buffer is full; used: the GEMMs that read A and B
+     * buffer b are over, so both may be refilled (tiled); resident: done,
+     * a slot's GEMMs are over, so its C may go home and its A panel be
+     * refilled; home, that C is home, so the slot may be written again. */
+    cudaEvent_t start, end, a_in[2], b_in[2], used[2];
     cudaEvent_t done[2], home[2];
-    /* Tiled: a tile's C goes home in bands (plan->bands). band_done: a
-     * band's last GEMM is over; band_home[t % 4][h]: band h of tile t is
-     * home, and band_end[t % 4][h] its end in the buffer (elements), for
-     * the next tile in the buffer to wait on. */
-    cudaEvent_t band_done, band_home[4][OOC_BANDS];
-    size_t band_end[4][OOC_BANDS], band_count[4];
+    /* Tiled: tile_done, a leaving tile's GEMM is over; slot_home[s], C
+     * buffer s's last tile is home, for the next tile in it to wait on
+     * (slot_sent[s]: one went home in this run). */
+    cudaEvent_t tile_done, slot_home[OOC_MAX_SLOTS];
+    int slot_sent[OOC_MAX_SLOTS];
 } ooc_job;
 
 /* One run of j's plan (ctx is an ooc_job *): every copy and GEMM on j's

@@ -37,17 +37,36 @@ size_t balanced(size_t n, size_t most)
     return blocks ? tile_count(n, blocks) : 0;
 }
 
-size_t whole_pieces(size_t n, size_t tile_k, size_t a_k)
+size_t aligned_k(size_t n, size_t most)
 {
-    if (tile_k == 0 || a_k >= n)
+    if (most >= n)
         return n;
-    size_t pieces = a_k / tile_k ? a_k / tile_k : 1;
-    return min_size(pieces * tile_k, n);
+    if (most < OOC_K_ALIGN)
+        return most;
+    /* The fewest pieces whose length, rounded up to OOC_K_ALIGN, fits. */
+    for (size_t pieces = tile_count(n, most);; pieces++) {
+        size_t k = tile_count(tile_count(n, pieces), OOC_K_ALIGN) *
+                   OOC_K_ALIGN;
+        if (k <= most)
+            return k;
+    }
+}
+
+size_t ooc_column_steps(const ooc_plan *p)
+{
+    /* The column's tiles enter in order: tile i's first round in buffer
+     * i % c_buffers at step (i % c_buffers) / per_step, and each later
+     * one a cycle after the tile that left its buffer. The last one's
+     * cycle ends the column. */
+    size_t s = p->c_buffers, k = p->k_pieces, last = p->row_tiles - 1;
+    if (p->row_tiles == 0 || s == 0 || p->per_step == 0)
+        return 0;
+    return (last % s) / p->per_step + (last / s) * k + k;
 }
 
 size_t ooc_layout_tiled(ooc_plan *p, size_t n, size_t elem_bytes,
                         size_t tile_rows, size_t tile_cols, size_t tile_k,
-                        size_t a_k, size_t c_buffers)
+                        size_t c_buffers)
 {
     p->kind = OOC_TILED;
     p->n = n;
@@ -55,52 +74,119 @@ size_t ooc_layout_tiled(ooc_plan *p, size_t n, size_t elem_bytes,
     p->tile_rows = min_size(tile_rows, n);
     p->tile_cols = min_size(tile_cols, n);
     p->tile_k = min_size(tile_k, n);
-    p->a_k = whole_pieces(n, p->tile_k, a_k);
     p->row_tiles = tile_count(n, p->tile_rows);
     p->col_tiles = tile_count(n, p->tile_cols);
-    p->a_pieces = tile_count(n, p->a_k);
-    p->k_pieces = 0;
-    for (size_t ap = 0; ap < p->a_pieces; ap++)
-        p->k_pieces += tile_count(tile_extent(n, p->a_k, ap), p->tile_k);
-    p->c_buffers = p->row_tiles * p->col_tiles > 1 && c_buffers > 1 ? 2 : 1;
+    p->k_pieces = tile_count(n, p->tile_k);
+    size_t most = min_size(OOC_MAX_SLOTS, p->row_tiles);
+    p->c_buffers = c_buffers < 1 ? 1 : min_size(c_buffers, most ? most : 1);
+    p->per_step = p->k_pieces ? tile_count(p->c_buffers, p->k_pieces) : 1;
     p->fill_panels = 0;
-    p->bands = min_size(OOC_BANDS, p->tile_rows ? p->tile_rows : 1);
 
-    size_t c_bytes = align_up(p->tile_rows * p->tile_cols * elem_bytes);
-    size_t a_bytes = align_up(p->tile_rows * p->a_k * elem_bytes);
+    /* The C buffers back to back (a run of them is one matrix for one
+     * GEMM), then the two A buffers, then the two B buffers. */
+    size_t c_bytes = align_up(p->c_buffers * p->tile_rows * p->tile_cols *
+                              elem_bytes);
+    size_t a_bytes = align_up(p->c_buffers * p->tile_rows * p->tile_k *
+                              elem_bytes);
     size_t b_bytes = align_up(p->tile_k * p->tile_cols * elem_bytes);
-    /* C buffers, then the two A buffers, then the two B buffers; with one
-     * C buffer both names point at it. */
-    p->c_offset[0] = 0;
-    p->c_offset[1] = p->c_buffers > 1 ? c_bytes : 0;
-    size_t at = p->c_buffers * c_bytes;
-    p->a_offset[0] = at;
-    p->a_offset[1] = at + a_bytes;
-    at += 2 * a_bytes;
-    p->b_offset[0] = at;
-    p->b_offset[1] = at + b_bytes;
-    p->device_bytes = at + 2 * b_bytes;
+    p->c_offset[0] = p->c_offset[1] = 0;
+    p->a_offset[0] = c_bytes;
+    p->a_offset[1] = c_bytes + a_bytes;
+    p->b_offset[0] = c_bytes + 2 * a_bytes;
+    p->b_offset[1] = p->b_offset[0] + b_bytes;
+    p->device_bytes = p->b_offset[1] + b_bytes;
 
-    /* Tile (i, j) reads its rows of A (rows_i x n) and its columns of B
-     * (n x cols_j); summed over all tiles that is all of A once per tile
-     * column and all of B once per tile row, edge tiles included. A tile
+    /* Each tile reads its rows of all of A once: A once per column of
+     * tiles. Each step brings one B piece: a column's steps are whole
+     * cycles (all of B's rows, n) and then some first pieces. A tile
      * narrower than a row of B and C makes B pieces and C tiles 2D
      * copies: count their rows. An A piece narrower than a row of A is
      * packed on the host into a staging buffer and copied whole. */
-    size_t matrix = n * n * elem_bytes;
-    p->h2d_bytes = matrix * (p->col_tiles + p->row_tiles);
-    p->d2h_bytes = matrix;
+    size_t steps = ooc_column_steps(p);
+    size_t cycles = p->k_pieces ? steps / p->k_pieces : 0;
+    size_t b_rows = cycles * n + (steps - cycles * p->k_pieces) * p->tile_k;
+    p->h2d_bytes = elem_bytes * n * (n * p->col_tiles + b_rows);
+    p->d2h_bytes = n * n * elem_bytes;
     p->h2d_rows_2d = 0;
     p->d2h_rows_2d = 0;
     if (p->tile_cols < n) {
-        p->h2d_rows_2d = n * p->row_tiles * p->col_tiles;
+        p->h2d_rows_2d = b_rows * p->col_tiles;
         p->d2h_rows_2d = n * p->col_tiles;
     }
-    p->staging_bytes = p->a_k < n ? 2 * p->tile_rows * p->a_k * elem_bytes
-                                  : 0;
+    p->staging_bytes = p->tile_k < n ? 2 * p->c_buffers * p->tile_rows *
+                                           p->tile_k * elem_bytes
+                                     : 0;
     p->pack_threads = 0;
-    p->estimate_ms = 0;
+    p->estimate_ms = p->gemm_ms = 0;
     return p->device_bytes;
+}
+
+void ooc_walk_start(ooc_walk *w, const ooc_plan *p)
+{
+    w->p = p;
+    w->col = w->step = w->next_tile = 0;
+    w->queued = p->c_buffers;
+    for (size_t i = 0; i < OOC_MAX_SLOTS; i++) {
+        w->busy[i] = 0;
+        w->tile_of[i] = w->done[i] = 0;
+        w->queue[i] = i;
+    }
+}
+
+int ooc_walk_next(ooc_walk *w, ooc_step *s)
+{
+    const ooc_plan *p = w->p;
+    size_t n = p->n;
+    if (p->kind != OOC_TILED || w->col >= p->col_tiles || n == 0)
+        return 0;
+    /* Tiles in: into the buffers freed first, per_step at most. */
+    for (size_t in = 0; in < p->per_step && w->queued > 0 &&
+                        w->next_tile < p->row_tiles; in++) {
+        size_t slot = w->queue[0];
+        for (size_t i = 1; i < w->queued; i++)
+            w->queue[i - 1] = w->queue[i];
+        w->queued--;
+        w->busy[slot] = 1;
+        w->tile_of[slot] = w->next_tile++;
+        w->done[slot] = 0;
+    }
+    s->col = w->col;
+    s->col0 = w->col * p->tile_cols;
+    s->cols = tile_extent(n, p->tile_cols, w->col);
+    s->piece = w->step % p->k_pieces;
+    s->k0 = s->piece * p->tile_k;
+    s->k = tile_extent(n, p->tile_k, s->piece);
+    s->count = 0;
+    for (size_t slot = 0; slot < p->c_buffers; slot++) {
+        if (!w->busy[slot])
+            continue;
+        ooc_active *t = &s->tile[s->count++];
+        t->slot = slot;
+        t->row0 = w->tile_of[slot] * p->tile_rows;
+        t->rows = tile_extent(n, p->tile_rows, w->tile_of[slot]);
+        t->enter = w->done[slot] == 0;
+        t->leave = w->done[slot] + 1 == p->k_pieces;
+    }
+    /* Each tile has taken this piece; those that took all go home, and
+     * their buffers queue up in that order. */
+    size_t busy = 0;
+    for (size_t slot = 0; slot < p->c_buffers; slot++) {
+        if (!w->busy[slot])
+            continue;
+        if (++w->done[slot] == p->k_pieces) {
+            w->busy[slot] = 0;
+            w->queue[w->queued++] = slot;
+        } else {
+            busy++;
+        }
+    }
+    w->step++;
+    if (busy == 0 && w->next_tile == p->row_tiles) {
+        w->col++;
+        w->step = 0;
+        w->next_tile = 0;
+    }
+    return 1;
 }
 
 size_t ooc_layout_resident(ooc_plan *p, size_t n, size_t elem_bytes,
@@ -112,17 +198,15 @@ size_t ooc_layout_resident(ooc_plan *p, size_t n, size_t elem_bytes,
     p->tile_rows = min_size(panel_rows, n);
     p->tile_cols = n;
     p->tile_k = balanced(n, min_size(n, OOC_FILL_ROWS));
-    p->a_k = n;
     p->row_tiles = tile_count(n, p->tile_rows);
     p->col_tiles = n ? 1 : 0;
     p->k_pieces = tile_count(n, p->tile_k);
-    p->a_pieces = n ? 1 : 0;
     /* Two slots (an A and a C panel each) let panel i + 1 come in and
      * panel i - 1 go home while panel i is computed; each slot's first
      * panel is computed piece by piece while B arrives. */
     p->c_buffers = p->row_tiles > 1 && c_buffers > 1 ? 2 : 1;
     p->fill_panels = p->c_buffers;
-    p->bands = 1;
+    p->per_step = 0;
 
     size_t panel = align_up(p->tile_rows * n * elem_bytes);
     size_t at = align_up(n * n * elem_bytes);
@@ -139,37 +223,8 @@ size_t ooc_layout_resident(ooc_plan *p, size_t n, size_t elem_bytes,
     p->h2d_rows_2d = p->d2h_rows_2d = 0;
     p->staging_bytes = 0;
     p->pack_threads = 0;
-    p->estimate_ms = 0;
+    p->estimate_ms = p->gemm_ms = 0;
     return p->device_bytes;
-}
-
-size_t ooc_band_rows(const ooc_plan *p, size_t rows)
-{
-    return tile_count(rows, p->bands > 1 ? p->bands : 1);
-}
-
-size_t ooc_head_pieces(const ooc_plan *p, size_t tile)
-{
-    if (p->bands <= 1 || tile < p->c_buffers)
-        return 0;
-    return min_size(2, p->k_pieces);
-}
-
-size_t ooc_band_to_wait(const size_t *prev_end, size_t prev_bands,
-                        size_t end)
-{
-    for (size_t j = 0; j < prev_bands; j++)
-        if (prev_end[j] >= end)
-            return j;
-    return prev_bands ? prev_bands - 1 : 0;
-}
-
-size_t ooc_b_piece(const ooc_plan *p, size_t ap, size_t bp, size_t *k0)
-{
-    size_t a_cols = tile_extent(p->n, p->a_k, ap);
-    if (k0)
-        *k0 = ap * p->a_k + bp * p->tile_k;
-    return tile_extent(a_cols, p->tile_k, bp);
 }
 
 double ooc_io_bound_bytes(size_t n, size_t elem_bytes, size_t budget,
@@ -221,29 +276,25 @@ char *ooc_plan_describe(const ooc_plan *p, char *buf, size_t len)
     else if (p->pack_threads > 0)
         snprintf(staging, sizeof staging, "A pieces packed by %d host "
                  "thread%s into 2 pinned staging buffers, %s on the host "
-                 "(outside the budget), then sent whole", p->pack_threads,
+                 "(outside the budget)", p->pack_threads,
                  p->pack_threads > 1 ? "s" : "",
                  cm_fmt_bytes_short(p->staging_bytes, host, sizeof host));
     else
         snprintf(staging, sizeof staging, "A pieces packed into 2 pinned "
-                 "staging buffers, %s on the host (outside the budget), "
-                 "then sent whole",
+                 "staging buffers, %s on the host (outside the budget)",
                  cm_fmt_bytes_short(p->staging_bytes, host, sizeof host));
-    char bands[64] = "";
-    if (p->bands > 1)
-        snprintf(bands, sizeof bands, "; a tile goes home in %zu row bands",
-                 p->bands);
+    size_t steps = ooc_column_steps(p);
     snprintf(buf, len, "C in %zu x %zu tiles of %zu x %zu (edge %zu x %zu), "
-             "%zu C buffer%s; per tile, A in %zu pieces of %zu columns, B "
-             "in %zu pieces of %zu rows, two buffers each%s\n  %zu C + 2 A "
-             "+ 2 B = %s on the GPU; %s; moves %.3f GB in, %.3f GB out; 2D "
-             "copies: %s; estimate %.2f ms", p->row_tiles, p->col_tiles,
-             p->tile_rows, p->tile_cols,
+             "%zu on the GPU at a time, all from one column of tiles; B in "
+             "pieces of %zu rows, %zu to a cycle; each tile stays for one "
+             "cycle, at most %zu entering per step; %zu steps per column\n  "
+             "%zu C + 2 A + 2 B = %s on the GPU; %s; moves %.3f GB in, "
+             "%.3f GB out; 2D copies: %s; estimate %.2f ms", p->row_tiles,
+             p->col_tiles, p->tile_rows, p->tile_cols,
              tile_extent(n, p->tile_rows, p->row_tiles - 1),
              tile_extent(n, p->tile_cols, p->col_tiles - 1), p->c_buffers,
-             p->c_buffers > 1 ? "s" : "", p->a_pieces, p->a_k, p->k_pieces,
-             p->tile_k, bands, p->c_buffers, slab, staging,
-             (double)p->h2d_bytes / 1e9, (double)p->d2h_bytes / 1e9, copies,
-             p->estimate_ms);
+             p->tile_k, p->k_pieces, p->per_step, steps, p->c_buffers, slab,
+             staging, (double)p->h2d_bytes / 1e9, (double)p->d2h_bytes / 1e9,
+             copies, p->estimate_ms);
     return buf;
 }

@@ -15,14 +15,20 @@
  *   row panels (whole rows: contiguous copies). B is uploaded in pieces of
  *   rows, and the first panels are computed piece by piece while it
  *   arrives, so the GPU starts before B is all there.
- * - OOC_TILED: C is cut into row_tiles x col_tiles tiles, each as big as
- *   the budget allows; a tile stays on the GPU while its inner dimension
- *   streams past: A pieces (tile rows x a_k) and B pieces (tile_k x tile
- *   cols), each through two buffers, on two copy streams. An A piece is a
- *   block of columns of A: host threads pack its rows into one of two
- *   pinned staging buffers (host memory, outside the budget), and it goes
- *   over as one contiguous copy. It may be wider than a B piece is long:
- *   each A piece serves a_k / tile_k B pieces.
+ * - OOC_TILED: C is cut into row_tiles x col_tiles tiles; c_buffers of
+ *   them, from one column of tiles, are on the GPU at a time, one in each
+ *   C buffer. The column's B pieces (tile_k rows of its columns) stream
+ *   past in a cycle, through two buffers; at each step every tile on the
+ *   GPU takes the step's B piece and its own rows of the same columns of
+ *   A. A tile enters a free buffer at any step of the cycle, stays for one
+ *   whole cycle (k_pieces steps: every piece once) and goes home; its
+ *   buffer takes the next tile of the column at the next step. Tiles
+ *   enter at most ceil(c_buffers / k_pieces) a step, so they go home
+ *   spread over the cycle, not all at once, and the copies in never wait
+ *   for a whole C buffer to go home. An A piece narrower than A is packed
+ *   by host threads into one of two pinned staging buffers (host memory,
+ *   outside the budget) and goes over as one copy per run of buffers.
+ *   ooc_walk_* lists the steps; streamed.cu runs them, replay.c times them.
  */
 #ifndef TILING_H
 #define TILING_H
@@ -51,9 +57,12 @@ enum {
     OOC_FILL_ROWS = 512,         /* most rows of B per upload piece
                                     (resident), evened out: 500 at 10000 */
     OOC_ALIGN = 256,             /* byte alignment of each buffer */
-    OOC_BANDS = 8                /* a tiled plan's C tile goes home in
-                                    this many row bands (tiling.h's
-                                    ooc_plan.bands) */
+    OOC_MAX_SLOTS = 8,           /* most C tiles on the GPU at a time */
+    OOC_K_ALIGN = 8              /* tile_k is a multiple of this where it
+                                    is shorter than n: cuBLAS ran the
+                                    5000 x 5000 x 417 DGEMM at 37
+                                    TFLOP/s and x 400 at 50 on the H200
+                                    (A's leading dimension is tile_k) */
 };
 /* Device memory pools map memory in 2 MiB pages at least: a buffer of B
  * bytes occupies B rounded up to this, or to the pool's chunk. */
@@ -70,8 +79,14 @@ typedef struct {
                                       rows into staging, 1e9 B/s */
     int pack_threads;              /* the threads that measured it */
     double gemm_tflops;            /* GEMM rate, 1e12 flop/s */
+    double d2d_gbps;               /* device memory copies, 1e9 B/s: a
+                                      GEMM also reads and writes its C,
+                                      which the model prices as a copy
+                                      of C at this rate (0: free) */
     double tiled_gemm_tflops;      /* the tiled GEMMs' rate, measured for
-                                      one plan's shape; 0: gemm_tflops */
+                                      one plan's shape, C's reads and
+                                      writes included; 0: gemm_tflops,
+                                      plus C at d2d_gbps */
     int copy_engines;              /* asyncEngineCount: 2 or more lets
                                       copies in and out overlap; with 1
                                       they take turns, with 0 nothing
@@ -81,89 +96,108 @@ typedef struct {
 typedef struct {
     ooc_kind kind;
     size_t n, elem_bytes;
-    /* Tiled: C tiles of tile_rows x tile_cols; B pieces of tile_k rows
-     * (the GEMMs' inner size), k_pieces of them per tile; A pieces of a_k
-     * columns (a whole number of tile_k, or n), a_pieces per tile.
-     * Resident: row panels of tile_rows (tile_cols = n, col_tiles = 1), B
-     * uploaded in k_pieces pieces of tile_k rows; a_k = n, a_pieces = 1.
+    /* Tiled: C tiles of tile_rows x tile_cols, row_tiles x col_tiles of
+     * them; B pieces of tile_k rows (the GEMMs' inner size), k_pieces of
+     * them in a column's cycle; an A piece is a tile's rows of the same
+     * tile_k columns of A. Resident: row panels of tile_rows (tile_cols =
+     * n, col_tiles = 1), B uploaded in k_pieces pieces of tile_k rows.
      * Edges are smaller. */
-    size_t tile_rows, tile_cols, tile_k, a_k;
-    size_t row_tiles, col_tiles, k_pieces, a_pieces;
-    size_t c_buffers;     /* 2 lets a C tile or panel go home while the
-                             next one is computed (resident: A panels
-                             too); 1 leaves more memory for bigger tiles */
+    size_t tile_rows, tile_cols, tile_k;
+    size_t row_tiles, col_tiles, k_pieces;
+    size_t c_buffers;     /* tiled: the C tiles on the GPU at a time (1 to
+                             OOC_MAX_SLOTS), back to back in the slab;
+                             resident: slots of an A and a C panel, 2
+                             letting a panel go home while the next is
+                             computed */
+    size_t per_step;      /* tiled: most tiles entering at one step */
     size_t fill_panels;   /* resident: panels computed while B arrives */
-    size_t bands;         /* tiled: a C tile's last GEMMs run in this many
-                             row bands, each band going home once done,
-                             and the next tile in its buffer starts band
-                             by band as the rows it needs are home (its
-                             first two B pieces' GEMMs taken band after
-                             band); 1: a tile goes home whole, and the
-                             next one waits for all of it */
     size_t c_offset[2], a_offset[2], b_offset[2];  /* bytes into one slab;
                                                       resident: B at b[0] */
     size_t device_bytes;  /* the slab: every buffer, aligned */
-    size_t h2d_bytes;     /* tiled: A x col_tiles + B x row_tiles */
+    size_t h2d_bytes;     /* tiled: A x col_tiles, and each column's B
+                             pieces for every step of its cycles */
     size_t d2h_bytes;     /* C once */
     size_t h2d_rows_2d, d2h_rows_2d;  /* rows copied by 2D copies */
     size_t staging_bytes; /* tiled, A pieces narrower than A: two pinned
-                             host buffers of one A piece each, into which
-                             they are packed; 0 otherwise */
+                             host buffers of one step's A pieces each, into
+                             which they are packed; 0 otherwise */
     int pack_threads;     /* the threads that pack them (from the rates;
                              0: not known) */
     double estimate_ms;   /* the model's time (0 until estimated) */
+    double gemm_ms;       /* the model's time for the GEMMs alone */
 } ooc_plan;
 
 /* Fill in every field of p (but estimate_ms) for a tiled plan with the
- * given full-tile shape, clamped to n; a_k is rounded down to a whole
- * number of tile_k (at least one), or n; c_buffers to 1 or 2, and to 1
- * for a single tile. Returns p->device_bytes. */
+ * given full-tile shape and C buffers, clamped to n (tile_k is used as
+ * given: the planner aligns it) and c_buffers to 1 .. min(OOC_MAX_SLOTS,
+ * row_tiles). Returns p->device_bytes. */
 size_t ooc_layout_tiled(ooc_plan *p, size_t n, size_t elem_bytes,
                         size_t tile_rows, size_t tile_cols, size_t tile_k,
-                        size_t a_k, size_t c_buffers);
+                        size_t c_buffers);
 
 /* The same for a resident-B plan with row panels of panel_rows and 1 or 2
  * slots of an A and a C panel (1 for a single panel). */
 size_t ooc_layout_resident(ooc_plan *p, size_t n, size_t elem_bytes,
                            size_t panel_rows, size_t c_buffers);
 
-/* Rows of each of a tiled plan's C bands in a tile of `rows` rows (the
- * last band holds what is left). */
-size_t ooc_band_rows(const ooc_plan *p, size_t rows);
+/* One tile on the GPU during a step of a tiled plan: its C buffer, its
+ * place in C, and whether the step is its first (beta = 0, once its
+ * buffer's last tile is home) or its last (it goes home after). */
+typedef struct {
+    size_t slot, row0, rows;
+    int enter, leave;
+} ooc_active;
 
-/* The B pieces at the start of tile `tile` whose GEMMs run band by band
- * (each band once the previous tile in the buffer has sent home what the
- * band overwrites): the first two, where the buffer held a tile before
- * and p->bands > 1; else 0. */
-size_t ooc_head_pieces(const ooc_plan *p, size_t tile);
+/* One step: the column of tiles, the B piece (rows k0 .. k0 + k - 1 of B,
+ * piece `piece` of the cycle) and the tiles on the GPU, in buffer
+ * order. */
+typedef struct {
+    size_t col, col0, cols;
+    size_t piece, k0, k;
+    size_t count;
+    ooc_active tile[OOC_MAX_SLOTS];
+} ooc_step;
 
-/* The band of the previous tile in a C buffer that a band of the next
- * one must wait for: the first whose end (an offset into the buffer)
- * reaches `end`, or the last. prev_end[] holds the previous tile's band
- * ends, in order. */
-size_t ooc_band_to_wait(const size_t *prev_end, size_t prev_bands,
-                        size_t end);
+/* The steps of a tiled plan, in order: columns of tiles left to right;
+ * in each, the tiles top to bottom, each entering the buffer freed
+ * first (per_step at most at one step), at the step after its last
+ * tile left, or at the column's first steps. */
+typedef struct {
+    const ooc_plan *p;
+    size_t col, step, next_tile;
+    size_t tile_of[OOC_MAX_SLOTS], done[OOC_MAX_SLOTS];
+    int busy[OOC_MAX_SLOTS];
+    size_t queue[OOC_MAX_SLOTS], queued;   /* free buffers, first freed
+                                              first */
+} ooc_walk;
 
-/* B piece `bp` of A piece `ap` of a tiled plan: its first row of B (k0)
- * and its rows (the return); 0 past the end. A piece ap starts at column
- * ap * a_k of A and holds tile_extent(n, a_k, ap) columns. */
-size_t ooc_b_piece(const ooc_plan *p, size_t ap, size_t bp, size_t *k0);
+void ooc_walk_start(ooc_walk *w, const ooc_plan *p);
+
+/* The next step into *s; 0 when there is none. */
+int ooc_walk_next(ooc_walk *w, ooc_step *s);
+
+/* The steps the walk gives each column of a tiled plan: the last tile's
+ * entry and its cycle. */
+size_t ooc_column_steps(const ooc_plan *p);
 
 /* The model's time for p, in ms, from the measured rates; *gemm_ms (may
- * be NULL) gets its GEMMs' share. Both plans are replayed step by step on
+ * be NULL) gets its GEMMs' share: their multiply-adds, and, unless the
+ * tiled rate was measured for p's shape, C read and written by each GEMM
+ * at d2d_gbps. Both plans are replayed step by step on
  * their streams: each copy or GEMM starts when its stream is free and its
  * inputs are there, a buffer is refilled once the GEMMs that read it are
  * over, a C buffer written again once its last contents are home. Tiled:
- * the copies of A and B pieces take turns on the link in, in the order
- * they are issued (one copy engine a direction runs them one after the
- * other), B's 2D rows costing h2d_row_us each; an A piece narrower than A
- * is first packed on the host at pack_gbps, once its staging buffer's
- * last copy is over, and then copied whole. The tiled GEMMs run at
- * tiled_gemm_tflops where it is set. Both assume a copy engine each way;
- * with fewer
- * (rates->copy_engines) the time is at least the floor of common/floor.h
- * for the GEMMs and all copies: with one engine the copies in and out add
- * up, with none the GEMMs too. */
+ * the walk's steps, the copies of A and B pieces taking turns on the link
+ * in, in the order they are issued (one copy engine a direction runs them
+ * one after the other), B's 2D rows costing h2d_row_us each; an A piece
+ * narrower than A is first packed on the host at pack_gbps, once its
+ * staging buffer's last copy is over. At each step the leaving tiles'
+ * GEMMs run first (then they go home), then the staying ones', then the
+ * entering ones' (each once its buffer's last tile is home). The tiled
+ * GEMMs run at tiled_gemm_tflops where it is set. Both assume a copy
+ * engine each way; with fewer (rates->copy_engines) the time is at least
+ * the floor of common/floor.h for the GEMMs and all copies: with one
+ * engine the copies in and out add up, with none the GEMMs too. */
 double ooc_estimate_ms(const ooc_plan *p, const ooc_rates *rates,
                        double *gemm_ms);
 
@@ -184,7 +218,8 @@ size_t ooc_min_budget(size_t n, size_t elem_bytes, size_t granule,
 /* The best plan of `kind` (OOC_ANY: either) whose slab, rounded up to
  * granule, fits in budget: with rates NULL the one moving the fewest
  * bytes; else, among those whose estimate is within 5% of the shortest,
- * the one moving the fewest bytes. Returns 0, or -1 when budget <
+ * the one whose GEMMs take the least time (the fewest passes over C),
+ * then the one moving the fewest bytes. Returns 0, or -1 when budget <
  * ooc_min_budget(); p then describes that smallest plan. */
 int ooc_plan_make(size_t n, size_t elem_bytes, size_t budget,
                   size_t granule, const ooc_rates *rates, ooc_kind kind,

@@ -23,9 +23,11 @@ size_t min_size(size_t a, size_t b);
  * of at most 600 becomes two of 500 rather than 600 + 400. */
 size_t balanced(size_t n, size_t most);
 
-/* a_k as a whole number of tile_k pieces, at least one; n when that
- * covers all of A's columns. */
-size_t whole_pieces(size_t n, size_t tile_k, size_t a_k);
+/* The longest piece length of at most `most` that is a multiple of
+ * OOC_K_ALIGN and cuts n as evenly as such lengths can (1000 with at
+ * most 417 becomes 336 x 2 + 328, not 416 x 2 + 168); n when most >= n;
+ * most itself below OOC_K_ALIGN. */
+size_t aligned_k(size_t n, size_t most);
 
 /* The rate p's GEMMs run at, 1e12 flop/s: tiled_gemm_tflops for a tiled
  * plan where it is set, else gemm_tflops. */

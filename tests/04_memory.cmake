@@ -98,9 +98,10 @@ cm04_gpu_sh(budget_below_chunk
 
 # Each part alone, odd sizes, and each out-of-core plan: resident B with
 # several panels (n = 2001 in 64 MiB, and n = 1000), tiles in row strips
-# (n = 3001 in 64 MiB: B does not fit), tiles with columns too (n = 4001
-# in 32 MiB), one tile with A pieces of several B pieces (--plan tiled at
-# n = 2001), and the smallest sizes.
+# (n = 3001 in 64 MiB: B does not fit), tiles with columns too and edge
+# tiles (n = 4001 in 32 MiB), all of C in a few tiles on the GPU at once
+# (--plan tiled at n = 2001), and the smallest sizes (n = 7: one piece,
+# every tile entering and leaving at the same step).
 foreach(part accounting blocked outofcore pool)
   cm_gpu(04_memory part_${part} --quick --part ${part})
 endforeach()

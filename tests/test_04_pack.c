@@ -1,6 +1,7 @@
 /* test_04_pack.c - 04_memory's packing threads: a block of columns of a
  * row-major matrix packed into one block, row by row, whatever the
- * thread count, with more threads than rows, and rows of odd widths. */
+ * thread count, with more threads than rows, and rows of odd widths; and
+ * several such blocks in one job. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -36,6 +37,39 @@ static void pack_and_check(pack_pool *pool, size_t rows, size_t pitch,
     free(dst);
 }
 
+/* Blocks of rows from three places of one matrix (a step's tiles), with
+ * the rows split among the workers across the blocks: each block's rows
+ * land at its own place in dst, and the gaps between them are untouched. */
+static void blocks_and_check(pack_pool *pool)
+{
+    enum { ROWS = 60, PITCH = 50, COL0 = 7, COLS = 13, GAP = 3 };
+    static double src[ROWS * PITCH], dst[ROWS * COLS + 3 * GAP];
+    for (size_t i = 0; i < ROWS * PITCH; i++)
+        src[i] = (double)i;
+    for (size_t i = 0; i < ROWS * COLS + 3 * GAP; i++)
+        dst[i] = -1.0;
+    size_t first[] = {40, 0, 17}, rows[] = {9, 5, 0}, at[3], next = 0;
+    pack_block parts[3];
+    for (size_t b = 0; b < 3; b++) {
+        at[b] = next;
+        parts[b].dst = dst + next;
+        parts[b].src = src + first[b] * PITCH + COL0;
+        parts[b].rows = rows[b];
+        next += rows[b] * COLS + GAP;
+    }
+    pack_blocks(pool, parts, 3, PITCH * sizeof *src, COLS * sizeof *src);
+    size_t wrong = 0, touched = 0;
+    for (size_t b = 0; b < 3; b++) {
+        for (size_t r = 0; r < rows[b]; r++)
+            for (size_t c = 0; c < COLS; c++)
+                wrong += dst[at[b] + r * COLS + c] !=
+                         (double)((first[b] + r) * PITCH + COL0 + c);
+        for (size_t g = 0; g < GAP; g++)
+            touched += dst[at[b] + rows[b] * COLS + g] != -1.0;
+    }
+    EXPECT(wrong == 0 && touched == 0);
+}
+
 int main(void)
 {
     int counts[] = {1, 3, PACK_MAX_THREADS};
@@ -48,6 +82,7 @@ int main(void)
                                                         threads */
         pack_and_check(pool, 0, 7, 0, 7);            /* nothing */
         pack_and_check(pool, 5, 9, 8, 1);            /* one column */
+        blocks_and_check(pool);
         pack_pool_stop(pool);
     }
     return test_summary();
