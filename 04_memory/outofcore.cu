@@ -221,8 +221,9 @@ void part_outofcore(memory_run *run)
            "%.3f ms; time / estimate = %.2fx\n", plan.kind == OOC_RESIDENT
            ? "B's upload, which most panels must wait for, and the last "
              "panel going home"
-           : "the host's packing of each A piece, each tile's wait for the "
-             "one before to go home, and the last tile's trip home",
+           : "the host's packing of each step's A piece, each entering "
+             "tile's wait for its buffer's last tile to go home, and the "
+             "last tile's trip home",
            plan.estimate_ms,
            s.median_ms / plan.estimate_ms);
     printf("device memory: pool peak in use %s, peak reserved %s, GPU free "
