@@ -107,19 +107,9 @@ static void check_last(batch_run *r, const bare_files *f, size_t first,
     for (size_t i = 0; i < count; i++) {
         size_t image = f->image[first + i];
         size_t w = r->src->width[image], h = r->src->height[image];
-        tf_place p;
-        tf_place_image(r->spec, w, h, &p);
-        tf_image *t = &x->h_table[i];
-        memset(t, 0, sizeof *t);
-        t->offset = f->slot[first + i];
-        t->plane_bytes = f->gray[first + i] || r->src->channels == 1
-                             ? 0 : (unsigned)(w * h);
-        t->src_w = (unsigned)w;
-        t->src_h = (unsigned)h;
-        t->scaled_w = (unsigned)p.scaled_w;
-        t->scaled_h = (unsigned)p.scaled_h;
-        t->crop_x = (unsigned)p.crop_x;
-        t->crop_y = (unsigned)p.crop_y;
+        int gray = f->gray[first + i] || r->src->channels == 1;
+        tf_image_entry(&x->h_table[i], r->spec, f->slot[first + i], w, h,
+                       gray ? 1 : 3);
         r->out_index[i] = image;
         r->gpu_decoded[image] = 1;
     }

@@ -195,18 +195,9 @@ static int submit(batch_run *r, batch_buf *x)
         r->out_index[x->out_first + pos] = image;
         r->gpu_decoded[image] = x->how[j] != ROUTE_CPU;
         count_route(c, x->how[j], x->why[j]);
-        tf_place p;
-        tf_place_image(r->spec, w, h, &p);  /* inputs_check placed it */
-        tf_image *t = &x->h_table[pos];
-        memset(t, 0, sizeof *t);
-        t->offset = x->slot[j];
-        t->plane_bytes = x->planes[j] == 3 ? (unsigned)(w * h) : 0;
-        t->src_w = (unsigned)w;
-        t->src_h = (unsigned)h;
-        t->scaled_w = (unsigned)p.scaled_w;
-        t->scaled_h = (unsigned)p.scaled_h;
-        t->crop_x = (unsigned)p.crop_x;
-        t->crop_y = (unsigned)p.crop_y;
+        /* inputs_check placed it */
+        tf_image_entry(&x->h_table[pos], r->spec, x->slot[j], w, h,
+                       x->planes[j]);
         if (x->how[j] == ROUTE_CPU)
             CUDA_CHECK(cudaMemcpyAsync(x->d_arena + x->slot[j],
                                        x->h_staging + x->slot[j],

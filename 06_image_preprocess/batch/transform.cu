@@ -14,6 +14,7 @@
  */
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
@@ -127,6 +128,22 @@ __global__ void transform_kernel(void *out, const tf_image *table,
                   c, &p);
         }
     }
+}
+
+void tf_image_entry(tf_image *t, const tf_spec *s, size_t offset, size_t w,
+                    size_t h, int planes)
+{
+    tf_place p;
+    tf_place_image(s, w, h, &p);
+    memset(t, 0, sizeof *t);
+    t->offset = offset;
+    t->plane_bytes = planes == 3 ? (unsigned)(w * h) : 0;
+    t->src_w = (unsigned)w;
+    t->src_h = (unsigned)h;
+    t->scaled_w = (unsigned)p.scaled_w;
+    t->scaled_h = (unsigned)p.scaled_h;
+    t->crop_x = (unsigned)p.crop_x;
+    t->crop_y = (unsigned)p.crop_y;
 }
 
 void launch_transform(void *d_out, const tf_image *d_table, int n,

@@ -3,7 +3,8 @@
  * resized (bilinear), normalized, flipped and written as its slot of the
  * tensor, in one launch; and the copy of the rows the checks sample.
  *
- *   tf_image table[n] = {...one per image...};   (pipeline.cu)
+ *   tf_image_entry(&table[i], &spec, offset, w, h, planes);  one per image
+ *   (pipeline.cu)
  *   ... table copied to d_table on the stream ...
  *   launch_transform(d_tensor_slots, d_table, n, d_arena, &spec, stream);
  *   launch_gather_samples(d_samples, d_tensor_slots, n, &spec, stream);
@@ -36,6 +37,13 @@ typedef struct {
     unsigned crop_x, crop_y;
     unsigned unused;
 } tf_image;
+
+/* The table entry of a w x h image whose decoded planes start at
+ * `offset` in the arena: `planes` of them (3), or one gray plane for
+ * every channel (1), and its place (tf_place_image, which the caller
+ * has checked can place it). */
+void tf_image_entry(tf_image *t, const tf_spec *s, size_t offset, size_t w,
+                    size_t h, int planes);
 
 /* Writes images 0 .. n - 1 of the table as n consecutive tensor images
  * (channels x out_h x out_w elements each) from d_out on. Sides up to
