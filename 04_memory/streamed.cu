@@ -50,6 +50,22 @@ static void send_home(ooc_job *j, int slot, size_t row0, size_t col0,
     CUDA_CHECK(cudaEventRecord(j->home[slot], j->copy_out));
 }
 
+/* The run of step s's tiles that starts at tile i: the tiles after it
+ * in consecutive C buffers (with `staying`, only tiles neither entering
+ * nor leaving), each after a full one, so that their rows, and their
+ * rows of the A piece, lie back to back. Returns the run's last tile and
+ * puts its rows in *rows. */
+static size_t run_end(const ooc_plan *p, const ooc_step *s, size_t i,
+                      int staying, size_t *rows)
+{
+    *rows = s->tile[i].rows;
+    while (i + 1 < s->count && s->tile[i + 1].slot == s->tile[i].slot + 1 &&
+           s->tile[i].rows == p->tile_rows &&
+           !(staying && (s->tile[i + 1].enter || s->tile[i + 1].leave)))
+        *rows += s->tile[++i].rows;
+    return i;
+}
+
 /* The A piece of step s (the step's k columns of A, the rows of each
  * tile on the GPU) into device buffer b, tile by tile at its C buffer's
  * place: the part for C buffer `slot` starts at row slot * tile_rows,
@@ -86,14 +102,10 @@ static void send_a_piece(ooc_job *j, const ooc_step *s, int b)
     }
     CUDA_CHECK(cudaEventSynchronize(j->staged[b]));
     pack_blocks(j->packers, parts, s->count, n * e, k * e);
-    /* Consecutive buffers, all but the last of them full, are one block. */
-    for (size_t i = 0; i < s->count;) {
-        size_t first = s->tile[i].slot, rows = s->tile[i].rows;
-        while (i + 1 < s->count && s->tile[i + 1].slot == s->tile[i].slot + 1
-               && s->tile[i].rows == p->tile_rows)
-            rows += s->tile[++i].rows;
-        i++;
-        size_t at = first * p->tile_rows * k;
+    /* Each run of consecutive buffers is one block. */
+    for (size_t i = 0, rows; i < s->count; i++) {
+        size_t at = s->tile[i].slot * p->tile_rows * k;
+        i = run_end(p, s, i, 0, &rows);
         CUDA_CHECK(cudaMemcpyAsync(d_a + at, h_stage + at, rows * k * e, H2D,
                                    j->copy_a));
     }
@@ -175,16 +187,11 @@ static void step_gemms(ooc_job *j, const ooc_step *s, size_t g)
             send_tile(j, s, t);
         }
     }
-    for (size_t i = 0; i < s->count; i++) {
+    for (size_t i = 0, rows; i < s->count; i++) {
         const ooc_active *t = &s->tile[i];
         if (t->enter || t->leave)
             continue;
-        size_t rows = t->rows;
-        while (i + 1 < s->count && !s->tile[i + 1].enter &&
-               !s->tile[i + 1].leave &&
-               s->tile[i + 1].slot == s->tile[i].slot + 1 &&
-               s->tile[i].rows == p->tile_rows)
-            rows += s->tile[++i].rows;
+        i = run_end(p, s, i, 1, &rows);
         slots_gemm(j, s, b, t->slot, rows, 1.0);
     }
     for (size_t i = 0; i < s->count; i++) {
