@@ -47,9 +47,15 @@ static void take_files(batch_run *r, nj_engine *engine, bare_files *f)
         if (same)
             memcpy(f->h_bits + at, file, len);
         free(file);
+        /* A file whose frame is not the size it was checked at (changed
+         * since) would overrun its slot: left out like a refused one. */
         js_header h;
+        size_t w = 0, ht = 0;
         if (!same || js_screen(f->h_bits + at, len, &h) || !engine ||
-            !nj_batched(engine) || nj_screen(engine, 0, f->h_bits + at, len))
+            !nj_batched(engine) || nj_screen(engine, 0, f->h_bits + at, len) ||
+            h.width != r->src->width[i] || h.height != r->src->height[i] ||
+            nj_parsed_size(engine, 0, &w, &ht) != 0 ||
+            w != r->src->width[i] || ht != r->src->height[i])
             continue;
         f->data[f->n] = f->h_bits + at;
         f->image[f->n] = i;
@@ -117,8 +123,10 @@ static void check_last(batch_run *r, const bare_files *f, size_t first,
     CUDA_CHECK(cudaMemcpyAsync(x->d_table, x->h_table,
                                count * sizeof(tf_image),
                                cudaMemcpyHostToDevice, stream));
-    launch_transform(d_out, x->d_table, (int)count, arena, r->spec, stream);
-    launch_gather_samples(x->d_samples, d_out, (int)count, r->spec, stream);
+    CUDA_CHECK(launch_transform(d_out, x->d_table, (int)count, arena, r->spec,
+                                stream));
+    CUDA_CHECK(launch_gather_samples(x->d_samples, d_out, (int)count,
+                                     r->spec, stream));
     CUDA_CHECK(cudaMemcpyAsync(r->h_samples, x->d_samples,
                                count * r->sample_bytes,
                                cudaMemcpyDeviceToHost, stream));

@@ -2,6 +2,7 @@
  * is touched, decoded on the CPU. */
 #include "batch_inputs.h"
 #include "cpus.h"
+#include "lib_support.h"
 #include "../image_io.h"
 
 #include <ctype.h>
@@ -40,13 +41,13 @@ static int add_path(path_list *list, const char *path, size_t *capacity)
 {
     if (list->count == *capacity) {
         size_t grown = *capacity ? 2 * *capacity : 16;
-        char **paths = realloc(list->paths, grown * sizeof *paths);
+        char **paths = ib_realloc(list->paths, grown * sizeof *paths);
         if (!paths)
             return -1;
         list->paths = paths;
         *capacity = grown;
     }
-    list->paths[list->count] = strdup(path);
+    list->paths[list->count] = ib_strdup(path);
     return list->paths[list->count++] ? 0 : -1;
 }
 
@@ -194,8 +195,8 @@ int inputs_check(batch_source *src, int skip_bad, int verbose,
     size_t kept = 0, n = list->count ? list->count : 1;
     *skipped = 0;
     *file_bytes = 0;
-    src->width = calloc(n, sizeof *src->width);
-    src->height = calloc(n, sizeof *src->height);
+    src->width = ib_calloc(n, sizeof *src->width);
+    src->height = ib_calloc(n, sizeof *src->height);
     if (!src->width || !src->height) {
         snprintf(err, err_len, "not enough memory for %zu file sizes", n);
         return -1;

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "decoder.h"
+#include "lib_support.h"
 
 struct decoder {
     const batch_source *src;
@@ -22,13 +23,16 @@ struct decoder {
 static const char HYBRID_FAILED[] = "nvJPEG's hybrid path failed on it";
 static const char HYBRID_BACKEND[] = "--nvjpeg-backend hybrid";
 
-decoder *decoder_open(const decoder_config *cfg, char *why, size_t why_len)
+decoder *decoder_open(const decoder_config *cfg, int *fatal, char *why,
+                      size_t why_len)
 {
-    decoder *d = (decoder *)calloc(1, sizeof *d);
+    *fatal = 1;
+    decoder *d = (decoder *)ib_calloc(1, sizeof *d);
     if (!d) {
-        fprintf(stderr, "imgbatch: not enough memory for the decoder\n");
-        exit(1);
+        snprintf(why, why_len, "not enough memory for the decoder");
+        return NULL;
     }
+    *fatal = 0;
     d->src = cfg->src;
     d->cpu_why = cfg->plan->cpu_why ? cfg->plan->cpu_why : "no GPU decoder";
     if (!cfg->plan->try_nvjpeg)
@@ -38,17 +42,18 @@ decoder *decoder_open(const decoder_config *cfg, char *why, size_t why_len)
                     .max_height = cfg->max_height,
                     .n_parsers = cfg->threads, .n_states = cfg->states,
                     .rgb = cfg->src->channels == 3,
-                    .backend = cfg->backend};
+                    .backend = cfg->backend, .verbose = cfg->verbose};
     char reason[256];
     reason[0] = '\0';
-    d->engine = nj_open(&nc, reason, sizeof reason);
-    if (!d->engine && cfg->backend != NJ_BACKEND_AUTO) {
+    d->engine = nj_open(&nc, fatal, reason, sizeof reason);
+    if (!d->engine && (*fatal || cfg->backend != NJ_BACKEND_AUTO)) {
         snprintf(why, why_len, "%s", reason);
         free(d);
         return NULL;
     }
     if (!d->engine) {
-        printf("decoder: %s; every file decoded on the CPU\n", reason);
+        if (cfg->verbose)
+            printf("decoder: %s; every file decoded on the CPU\n", reason);
         d->cpu_why = "no GPU decoder";
     }
     return d;
@@ -75,6 +80,21 @@ static int hybrid(decoder *d, int thread, size_t image, const uint8_t *bits,
     return -1;
 }
 
+/* ROUTE_BAD with err if a decoder found a frame of w x h in image's
+ * bytes, not the size it was checked at: the file changed since, and
+ * its planes would not fit their slot. */
+static int changed(const decoder *d, size_t image, size_t w, size_t h,
+                   char *err, size_t err_len)
+{
+    size_t was_w = d->src->width[image], was_h = d->src->height[image];
+    if (w == was_w && h == was_h)
+        return 0;
+    snprintf(err, err_len, "%s: %zu x %zu, but %zu x %zu when it was "
+             "checked: changed since", d->src->list->paths[image], w, h,
+             was_w, was_h);
+    return 1;
+}
+
 route decoder_file(decoder *d, int thread, size_t image,
                    const uint8_t *bits, size_t len, uint8_t *h_slot,
                    uint8_t *d_slot, int *planes, const char **why,
@@ -85,9 +105,14 @@ route decoder_file(decoder *d, int thread, size_t image,
     *planes = channels;
     if (d->engine) {
         /* Our header walk first (it names what it refuses), then nvJPEG's
-         * own verdict: one refused file would fail its whole batch. */
+         * own verdict: one refused file would fail its whole batch. The
+         * frame's size, in our walk and in nvJPEG's parse, must be the
+         * one its slot was made for. */
         js_header h;
         *why = js_screen(bits, len, &h);
+        size_t w, ht;
+        if (h.sof && changed(d, image, h.width, h.height, err, err_len))
+            return ROUTE_BAD;
         /* A gray JPEG of an RGB run: its Y plane, repeated by the
          * kernel. */
         int gpu_planes = channels == 3 && h.components == 1 ? 1 : channels;
@@ -95,6 +120,10 @@ route decoder_file(decoder *d, int thread, size_t image,
             *why = HYBRID_BACKEND;
         else if (!*why)
             *why = nj_screen(d->engine, thread, bits, len);
+        if (!*why && nj_parsed_size(d->engine, thread, &w, &ht) != 0)
+            *why = "nvJPEG gives no frame size for it";
+        if (!*why && changed(d, image, w, ht, err, err_len))
+            return ROUTE_BAD;
         if (!*why) {
             *planes = gpu_planes;
             return ROUTE_GPU_BATCH;

@@ -31,6 +31,10 @@
 #include "jpeg_screen.h"
 #include "nvjpeg_decoder.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef enum {
     ROUTE_BAD,         /* unusable: err says why */
     ROUTE_CPU,         /* decoded by stb_image into h_slot */
@@ -46,20 +50,25 @@ typedef struct {
     int max_batch, threads, states;
     size_t max_width, max_height;  /* of any file */
     nj_backend backend;           /* --nvjpeg-backend */
+    int verbose;                  /* say on stdout what was not taken */
 } decoder_config;
 
-/* After the device is selected. Opens nvJPEG if plan->try_nvjpeg; if it
- * cannot, one line on stdout says why and every file goes to stb_image,
- * unless the backend was forced (then NULL, why says why). Exits 1
- * without memory. */
-decoder *decoder_open(const decoder_config *cfg, char *why, size_t why_len);
+/* After the device is selected. Opens nvJPEG if plan->try_nvjpeg; if
+ * this GPU has no backend for it, every file goes to stb_image (one line
+ * on stdout says why, if verbose), unless the backend was forced. Returns
+ * NULL with why when the forced backend is missing, memory is short or a
+ * call failed (*fatal: 1 for the last two). */
+decoder *decoder_open(const decoder_config *cfg, int *fatal, char *why,
+                      size_t why_len);
 
 /* "nvJPEG hardware decoder (7 engines, 1 cores each)", or "stb_image on
  * the CPU". */
 const char *decoder_describe(const decoder *d);
 
-/* One file, on reader thread `thread`: screened for nvJPEG's batched
- * decoder (ROUTE_GPU_BATCH: nothing done yet), else decoded by its hybrid
+/* One file, on reader thread `thread`: its frame size first (a file
+ * that changed since it was checked, to a size its slot cannot hold, is
+ * ROUTE_BAD, named in err); screened for nvJPEG's batched decoder
+ * (ROUTE_GPU_BATCH: nothing done yet), else decoded by its hybrid
  * path into d_slot (its stream synchronized), else by stb_image into
  * h_slot. *planes: the planes it has or will have in its slot (the
  * run's channels; 1 for a gray JPEG of an RGB run on the GPU). *why: why
@@ -91,5 +100,9 @@ nj_engine *decoder_engine(decoder *d);
 void decoder_say_failures(decoder *d);
 
 void decoder_close(decoder *d);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* DECODER_H */

@@ -311,6 +311,9 @@ int main(int argc, char **argv)
                : st == IMGBATCH_ERR_OPTIONS ? CM_EXIT_USAGE
                                             : CM_EXIT_FAIL;
     }
+    /* The loader gives the caller's current device back; our own CUDA
+     * calls (the .npy's waits, --bare-decode) go to its device. */
+    CUDA_CHECK(cudaSetDevice(b.lib.device));
     /* One pass when writing the .npy; else --repeat (3, --quick 1). */
     cm_verdict verdict = {0};
     int passes = b.out_npy ? 1 : (int)b.opt.repeat;

@@ -6,19 +6,29 @@
  *   o.folder = "images/";
  *   o.resize_width = o.resize_height = 224;
  *   imgbatch *b;
- *   if (imgbatch_open(&b, &o) != IMGBATCH_OK)
+ *   if (imgbatch_open(&b, &o) != IMGBATCH_OK) {
  *       fprintf(stderr, "%s\n", imgbatch_failure_reason());
+ *       return 1;                          b is NULL: nothing to close
+ *   }
  *   imgbatch_batch x;
- *   while (imgbatch_next(b, &x) == 1)      x.data: x.count images, NCHW
+ *   int rc;
+ *   while ((rc = imgbatch_next(b, &x)) == 1)   x.data: x.count images
  *       my_kernel<<<grid, block, 0, x.stream>>>(x.data, x.count);
+ *   if (rc < 0)                            a file, or the GPU, failed
+ *       fprintf(stderr, "%s\n", imgbatch_failure_reason());
  *   imgbatch_close(b);
  *
  * JPEGs are decoded by nvJPEG on the GPU (its hardware decoder where
  * there is one), other images by stb_image on CPU threads; every image
- * is resized, normalized and flipped by one kernel per batch. Failures
- * return a status and leave a line in imgbatch_failure_reason() (per
- * thread); a CUDA or nvJPEG call that fails whatever the input prints
- * file:line and the call and exits 1, as everywhere in this course.
+ * is resized, normalized and flipped by one kernel per batch. The
+ * library never ends the program and prints only with verbose: every
+ * failure, a CUDA or nvJPEG call or memory included, returns a status
+ * and leaves one line in imgbatch_failure_reason() (per thread). Each
+ * call works on the loader's device and gives the calling thread's
+ * current device back as it found it, so a loader may be used from any
+ * thread, one thread at a time (two threads must not call one loader at
+ * once; two loaders are independent). A file that changes after
+ * imgbatch_open checked it, to another frame size, is a bad file.
  * nvJPEG's hardware decoder does not report every corrupt scan: such a
  * file's image is whatever it decoded. The imgbatch tool finds these by
  * decoding every file again with stb_image; this library does not.
@@ -99,10 +109,12 @@ typedef struct {
 
 typedef enum {
     IMGBATCH_OK = 0,
-    IMGBATCH_ERR_OPTIONS,      /* options that do not go together */
+    IMGBATCH_ERR_OPTIONS,      /* options that do not go together, or a
+                                  NULL argument */
     IMGBATCH_ERR_INPUT,        /* a file or folder that cannot be used */
     IMGBATCH_ERR_NO_DEVICE,    /* no usable CUDA device */
-    IMGBATCH_ERR_MEMORY        /* not enough host or GPU memory */
+    IMGBATCH_ERR_MEMORY,       /* not enough host or GPU memory */
+    IMGBATCH_ERR_CUDA          /* a CUDA or nvJPEG call failed */
 } imgbatch_status;
 
 /* One batch. Its data, host copy and names stay valid until the next
@@ -140,21 +152,26 @@ void imgbatch_defaults(imgbatch_options *o);
 
 /* Checks the options and every file (its header, its size), then opens
  * the GPU and its decoders and allocates every buffer. Returns
- * IMGBATCH_OK and *out, or a status with a reason. */
+ * IMGBATCH_OK and *out, or a status with a reason (*out NULL, nothing
+ * held). */
 imgbatch_status imgbatch_open(imgbatch **out, const imgbatch_options *o);
 
 /* The next batch, enqueued on the GPU: 1, with *batch; 0 when every file
  * has been through (a pass); -1 when a file cannot be used (not
- * skip_bad): the reason names it, and the loader can only be closed. */
+ * skip_bad) or a CUDA call failed: the reason names it, and the loader
+ * can only be closed. */
 int imgbatch_next(imgbatch *b, imgbatch_batch *batch);
 
-/* Starts another pass over the files (after the last one ends). */
-void imgbatch_rewind(imgbatch *b);
+/* Starts another pass over the files (after the last one ends). Returns
+ * IMGBATCH_OK, or the status of the failure that stopped the loader. */
+imgbatch_status imgbatch_rewind(imgbatch *b);
 
-void imgbatch_get_info(const imgbatch *b, imgbatch_info *info);
+imgbatch_status imgbatch_get_info(const imgbatch *b, imgbatch_info *info);
 
-/* Waits for the GPU and frees everything. NULL does nothing. */
-void imgbatch_close(imgbatch *b);
+/* Waits for the GPU and frees everything, also after a failure. NULL
+ * does nothing. Returns IMGBATCH_OK, or IMGBATCH_ERR_CUDA if the GPU
+ * failed on the way (everything is freed all the same). */
+imgbatch_status imgbatch_close(imgbatch *b);
 
 /* The reason of this thread's last failure, one line. */
 const char *imgbatch_failure_reason(void);

@@ -9,7 +9,6 @@
 
 #include <cuda_runtime.h>
 
-#include "check.h"
 #include "device.h"
 #include "timing.h"
 
@@ -38,7 +37,16 @@ struct imgbatch {
     reader_pool *pool;
     batch_run run;
     int passing, done;
+    int device;                /* -1 until it is selected */
 };
+
+/* The status of a failure whose reason is why: memory, or a call. */
+static imgbatch_status failed_call(const char *why)
+{
+    int memory = strstr(why, "memory") || strstr(why, "ALLOCATOR_FAILURE");
+    return ib_fail(memory ? IMGBATCH_ERR_MEMORY : IMGBATCH_ERR_CUDA, "%s",
+                   why);
+}
 
 /* cm_select_device's checks, returning a reason instead of exiting. */
 static imgbatch_status select_device(int index, int verbose)
@@ -68,7 +76,10 @@ static imgbatch_status select_device(int index, int verbose)
                     "there %s %d", no, index, count == 1 ? "is" : "are",
                     count);
     struct cudaDeviceProp prop;
-    CUDA_CHECK(cudaGetDeviceProperties(&prop, index));
+    err = cudaGetDeviceProperties(&prop, index);
+    if (err != cudaSuccess)
+        return ib_fail(IMGBATCH_ERR_NO_DEVICE, "%sdevice %d: %s: %s", no,
+                       index, cudaGetErrorName(err), cudaGetErrorString(err));
     if (!cm_sms_can_run(CM_BUILT_SMS, prop.major, prop.minor))
         return ib_fail(IMGBATCH_ERR_NO_DEVICE, "%sdevice %d (%s) has compute "
                     "capability %d.%d, but this program was built for "
@@ -81,8 +92,9 @@ static imgbatch_status select_device(int index, int verbose)
         return ib_fail(IMGBATCH_ERR_NO_DEVICE, "%sdevice %d (%s) takes no new "
                     "process now [%s]", no, index, prop.name,
                     cudaGetErrorName(err));
-    CUDA_CHECK(cudaDriverGetVersion(&driver));
-    CUDA_CHECK(cudaRuntimeGetVersion(&runtime));
+    if (cudaDriverGetVersion(&driver) != cudaSuccess ||
+        cudaRuntimeGetVersion(&runtime) != cudaSuccess)
+        (void)cudaGetLastError();  /* only said, below */
     if (verbose)
         printf("device %d: %s, compute capability %d.%d, %.2f GiB, %d SMs "
                "(driver CUDA %d.%d, runtime %d.%d)\n", index, prop.name,
@@ -129,6 +141,14 @@ static void say_transform(const tf_spec *s)
            tf_dtype_name(s->dtype), values);
 }
 
+/* A reason from the file checks: memory that ran out, or the input. */
+static imgbatch_status input_failed(const char *why)
+{
+    return ib_fail(strstr(why, "not enough memory") ? IMGBATCH_ERR_MEMORY
+                                                    : IMGBATCH_ERR_INPUT,
+                   "%s", why);
+}
+
 /* The files, collected and each checked (no GPU yet). */
 static imgbatch_status open_files(imgbatch *b)
 {
@@ -139,7 +159,7 @@ static imgbatch_status open_files(imgbatch *b)
     int n = o->folder ? 1 : (int)o->n_files;
     if (inputs_collect(o->list ? NULL : args, o->list ? 0 : n, o->list,
                        &b->list, err, sizeof err) != 0)
-        return ib_fail(IMGBATCH_ERR_INPUT, "%s", err);
+        return input_failed(err);
     b->src.list = &b->list;
     b->src.channels = b->spec.channels;
     b->src.spec = &b->spec;
@@ -148,12 +168,12 @@ static imgbatch_status open_files(imgbatch *b)
     size_t files = b->list.count;
     if (inputs_check(&b->src, o->skip_bad, o->verbose, &b->skipped,
                      &b->file_bytes, err, sizeof err) != 0)
-        return ib_fail(IMGBATCH_ERR_INPUT, "%s", err);
+        return input_failed(err);
     if (b->spec.mode == TF_SAME) {
         b->spec.out_w = b->src.same_width;
         b->spec.out_h = b->src.same_height;
     }
-    b->bytes = (size_t *)calloc(b->list.count, sizeof(size_t));
+    b->bytes = (size_t *)ib_calloc(b->list.count, sizeof(size_t));
     if (!b->bytes)
         return ib_fail(IMGBATCH_ERR_MEMORY, "not enough memory for the file "
                     "sizes");
@@ -192,35 +212,20 @@ static size_t batch_size(const imgbatch *b)
     return m < n ? m : n;
 }
 
-imgbatch_status imgbatch_open(imgbatch **out, const imgbatch_options *o)
+static imgbatch_status close_loader(imgbatch *b, char *why,
+                                    size_t why_len);
+
+/* The GPU part of imgbatch_open, on the loader's device: the decoders,
+ * the reader threads, the pipeline. */
+static imgbatch_status open_gpu(imgbatch *b)
 {
-    *out = NULL;
-    imgbatch *b = (imgbatch *)calloc(1, sizeof *b);
-    if (!b)
-        return ib_fail(IMGBATCH_ERR_MEMORY, "not enough memory");
-    b->o = *o;
-    imgbatch_status st = ib_check_options(o, &b->spec);
-    if (st == IMGBATCH_OK)
-        st = open_files(b);
-    if (st != IMGBATCH_OK) {
-        imgbatch_close(b);
-        return st;
-    }
-    b->plan = decoder_choose((decoder_request)o->decoder, nj_built(),
-                             b->jpegs > 0);
+    const imgbatch_options *o = &b->o;
     int threads = o->threads ? o->threads : inputs_default_threads();
     int streams = o->streams ? o->streams : DEFAULT_STREAMS;
     size_t max_batch = batch_size(b);
-    if (b->plan.fail)
-        st = ib_fail(IMGBATCH_ERR_INPUT, "%s", b->plan.note);
-    if (st == IMGBATCH_OK)
-        st = select_device(o->device, o->verbose);
-    if (st == IMGBATCH_OK && !(b->pool = rp_start(threads)))
-        st = ib_fail(IMGBATCH_ERR_MEMORY, "cannot start the reader threads");
-    if (st != IMGBATCH_OK) {
-        imgbatch_close(b);
-        return st;
-    }
+    if (!(b->pool = rp_start(threads)))
+        return ib_fail(IMGBATCH_ERR_MEMORY, "cannot start the reader "
+                       "threads");
     if (o->verbose && b->plan.note)
         printf("decoder: %s\n", b->plan.note);
     size_t max_w = 0, max_h = 0, free0, free1, total;
@@ -232,15 +237,18 @@ imgbatch_status imgbatch_open(imgbatch **out, const imgbatch_options *o)
                          .max_batch = (int)max_batch, .threads = threads,
                          .states = streams, .max_width = max_w,
                          .max_height = max_h,
-                         .backend = (nj_backend)o->backend};
+                         .backend = (nj_backend)o->backend,
+                         .verbose = o->verbose};
     char why[BATCH_ERR_LEN];
-    CUDA_CHECK(cudaMemGetInfo(&free0, &total));
-    b->dec = decoder_open(&dc, why, sizeof why);
-    if (!b->dec) {
-        imgbatch_close(b);
-        return ib_fail(IMGBATCH_ERR_INPUT, "%s", why);
-    }
-    CUDA_CHECK(cudaMemGetInfo(&free1, &total));
+    int fatal;
+    if (IB_CUDA(cudaMemGetInfo(&free0, &total), why, sizeof why))
+        return failed_call(why);
+    b->dec = decoder_open(&dc, &fatal, why, sizeof why);
+    if (!b->dec)
+        return fatal ? failed_call(why)
+                     : ib_fail(IMGBATCH_ERR_INPUT, "%s", why);
+    if (IB_CUDA(cudaMemGetInfo(&free1, &total), why, sizeof why))
+        return failed_call(why);
     if (o->verbose)
         printf("decoder: %s; %d reader threads (CPU decodes: stb_image), "
                "batches of %zu images\n", decoder_describe(b->dec), threads,
@@ -256,36 +264,102 @@ imgbatch_status imgbatch_open(imgbatch **out, const imgbatch_options *o)
     r->streams = streams;
     r->max_batch = max_batch;
     r->nvjpeg_device_bytes = free0 > free1 ? free0 - free1 : 0;
-    if (pipeline_start(r, why, sizeof why) != 0) {
-        imgbatch_close(b);
-        return ib_fail(IMGBATCH_ERR_MEMORY, "%s", why);
+    int cuda;
+    if (pipeline_start(r, &cuda, why, sizeof why) != 0)
+        return cuda ? failed_call(why)
+                    : ib_fail(IMGBATCH_ERR_MEMORY, "%s", why);
+    return IMGBATCH_OK;
+}
+
+/* The caller's current device, or -1 where there is none to read. */
+static int caller_device(void)
+{
+    int device = -1;
+    if (cudaGetDevice(&device) != cudaSuccess) {
+        (void)cudaGetLastError();
+        device = -1;
     }
+    return device;
+}
+
+imgbatch_status imgbatch_open(imgbatch **out, const imgbatch_options *o)
+{
+    if (!out || !o)
+        return ib_fail(IMGBATCH_ERR_OPTIONS, "imgbatch_open: %s is NULL",
+                       out ? "the options" : "the loader's address");
+    *out = NULL;
+    imgbatch *b = (imgbatch *)ib_calloc(1, sizeof *b);
+    if (!b)
+        return ib_fail(IMGBATCH_ERR_MEMORY, "not enough memory");
+    b->o = *o;
+    b->device = -1;
+    imgbatch_status st = ib_check_options(o, &b->spec);
+    if (st == IMGBATCH_OK)
+        st = open_files(b);
+    if (st == IMGBATCH_OK) {
+        b->plan = decoder_choose((decoder_request)o->decoder, nj_built(),
+                                 b->jpegs > 0);
+        if (b->plan.fail)
+            st = ib_fail(IMGBATCH_ERR_INPUT, "%s", b->plan.note);
+    }
+    /* The caller's device is given back whatever happens: the loader
+     * keeps its own. */
+    int caller = caller_device();
+    if (st == IMGBATCH_OK)
+        st = select_device(o->device, o->verbose);
+    if (st == IMGBATCH_OK) {
+        b->device = o->device;
+        st = open_gpu(b);
+    }
+    if (st != IMGBATCH_OK) {
+        char why[BATCH_ERR_LEN];  /* the first failure is the reason */
+        (void)close_loader(b, why, sizeof why);
+        ib_leave_device(o->device, caller);
+        return st;
+    }
+    ib_leave_device(b->device, caller);
     *out = b;
     return IMGBATCH_OK;
 }
 
 int imgbatch_next(imgbatch *b, imgbatch_batch *out)
 {
+    if (!b || !out) {
+        ib_fail(IMGBATCH_ERR_OPTIONS, "imgbatch_next: %s is NULL",
+                b ? "the batch" : "the loader");
+        return -1;
+    }
     batch_run *r = &b->run;
     if (r->failed) {
-        ib_fail(IMGBATCH_ERR_INPUT, "%s", r->error);
+        ib_fail(r->cuda_failed ? IMGBATCH_ERR_CUDA : IMGBATCH_ERR_INPUT, "%s",
+                r->error);
         return -1;
     }
     if (b->done)
         return 0;
-    if (!b->passing) {
-        pipeline_begin(r);
-        b->passing = 1;
+    int caller;
+    char why[BATCH_ERR_LEN];
+    if (IB_CUDA(ib_enter_device(b->device, &caller), why, sizeof why)) {
+        failed_call(why);
+        return -1;
     }
-    batch_buf *x;
-    int rc = pipeline_next(r, &x);
+    batch_buf *x = NULL;
+    int rc = 0;
+    if (!b->passing) {
+        rc = pipeline_begin(r) == 0 ? 0 : -1;
+        b->passing = rc == 0;
+    }
+    if (rc == 0)
+        rc = pipeline_next(r, &x);
+    ib_leave_device(b->device, caller);
     if (rc == 0) {
         b->passing = 0;
         b->done = 1;
         r->quiet = 1;  /* a skipped file is said once */
     }
     if (rc < 0)
-        ib_fail(IMGBATCH_ERR_INPUT, "%s", r->error);
+        ib_fail(r->cuda_failed ? IMGBATCH_ERR_CUDA : IMGBATCH_ERR_INPUT, "%s",
+                r->error);
     if (rc != 1)
         return rc;
     memset(out, 0, sizeof *out);
@@ -304,15 +378,32 @@ int imgbatch_next(imgbatch *b, imgbatch_batch *out)
     return 1;
 }
 
-void imgbatch_rewind(imgbatch *b)
+imgbatch_status imgbatch_rewind(imgbatch *b)
 {
-    if (b->passing)
-        pipeline_drain(&b->run);
+    if (!b)
+        return ib_fail(IMGBATCH_ERR_OPTIONS, "imgbatch_rewind: the loader "
+                       "is NULL");
+    batch_run *r = &b->run;
+    if (b->passing && !r->failed) {
+        int caller;
+        char why[BATCH_ERR_LEN];
+        if (IB_CUDA(ib_enter_device(b->device, &caller), why, sizeof why))
+            return failed_call(why);
+        pipeline_drain(r);
+        ib_leave_device(b->device, caller);
+    }
+    if (r->failed)
+        return ib_fail(r->cuda_failed ? IMGBATCH_ERR_CUDA
+                                      : IMGBATCH_ERR_INPUT, "%s", r->error);
     b->passing = b->done = 0;
+    return IMGBATCH_OK;
 }
 
-void imgbatch_get_info(const imgbatch *b, imgbatch_info *info)
+imgbatch_status imgbatch_get_info(const imgbatch *b, imgbatch_info *info)
 {
+    if (!b || !info)
+        return ib_fail(IMGBATCH_ERR_OPTIONS, "imgbatch_get_info: %s is NULL",
+                       b ? "the info" : "the loader");
     const batch_run *r = &b->run;
     memset(info, 0, sizeof *info);
     info->images = b->list.count;
@@ -324,21 +415,50 @@ void imgbatch_get_info(const imgbatch *b, imgbatch_info *info)
     info->batch_images = r->max_batch;
     info->tensor = r->d_tensor;
     info->tensor_bytes = r->d_tensor ? r->tensor_bytes : 0;
+    return IMGBATCH_OK;
 }
 
-void imgbatch_close(imgbatch *b)
+/* Frees everything the loader holds, on its device. Returns IMGBATCH_OK,
+ * or a status with why when a CUDA call failed on the way (the rest is
+ * freed all the same). */
+static imgbatch_status close_loader(imgbatch *b, char *why, size_t why_len)
 {
-    if (!b)
-        return;
-    if (b->run.bufs)
-        pipeline_stop(&b->run);
-    decoder_close(b->dec);
+    imgbatch_status st = IMGBATCH_OK;
+    int caller = -1, on_device = b->device >= 0;
+    /* Without its device nothing of the GPU can be freed; the host's
+     * memory still is. */
+    if (on_device && IB_CUDA(ib_enter_device(b->device, &caller), why,
+                             why_len)) {
+        st = IMGBATCH_ERR_CUDA;
+        on_device = 0;
+    }
+    if (on_device && b->run.o) {
+        int was_failed = b->run.cuda_failed;
+        if (pipeline_stop(&b->run) != 0 && !was_failed) {
+            snprintf(why, why_len, "%s", b->run.error);
+            st = IMGBATCH_ERR_CUDA;
+        }
+    }
+    if (on_device)
+        decoder_close(b->dec);
     if (b->pool)
         rp_stop(b->pool);
+    if (on_device)
+        ib_leave_device(b->device, caller);
     inputs_free(&b->src);
     path_list_free(&b->list);
     free(b->bytes);
     free(b);
+    return st;
+}
+
+imgbatch_status imgbatch_close(imgbatch *b)
+{
+    if (!b)
+        return IMGBATCH_OK;
+    char why[BATCH_ERR_LEN];
+    imgbatch_status st = close_loader(b, why, sizeof why);
+    return st == IMGBATCH_OK ? st : ib_fail(st, "%s", why);
 }
 
 batch_run *imgbatch_run(imgbatch *b) { return &b->run; }

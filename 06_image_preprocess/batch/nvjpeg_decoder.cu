@@ -3,7 +3,7 @@
  * decoder where there is one.
  *
  * The calls, in the order a batch meets them:
- *   nvjpegCreateEx(backend, our allocators, ...)                     once
+ *   nvjpegCreateExV2(backend, our counting allocators, ...)          once
  *   nvjpegDecodeBatchedPreAllocate(max batch, max size, 4:4:4, format)
  *       once per state (the hardware backend)
  *   nvjpegJpegStreamParse + nvjpegDecodeBatchedSupported   every file,
@@ -22,9 +22,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "check.h"
-
 #include "jpeg_screen.h"
+#include "lib_support.h"
 #include "nvjpeg_decoder.h"
 
 #ifdef CM_HAVE_NVJPEG
@@ -51,54 +50,83 @@ const char *nj_status_name(nvjpegStatus_t s)
     return "unknown nvJPEG status";
 }
 
+int nj_failed(nvjpegStatus_t st, const char *call, char *why,
+              size_t why_len)
+{
+    if (st == NVJPEG_STATUS_SUCCESS)
+        return 0;
+    snprintf(why, why_len, "%.*s failed: %s (%d)", (int)strcspn(call, "("),
+             call, nj_status_name(st), (int)st);
+    return -1;
+}
+
 /* Our allocators, handed to nvJPEG so that we can count what it asks
  * for: the report shows what it holds, and that nothing is allocated
- * once batches run. nvJPEG's allocator hooks take no context, so the
- * counts are global (one engine at a time). */
-static size_t device_allocs, pinned_allocs, device_bytes, pinned_bytes;
-
-static int count_dev_malloc(void **p, size_t size)
+ * once batches run. Their context is the engine's counts, so that two
+ * loaders count apart. They go through the library's allocation hook
+ * (lib_support.h). nvJPEG orders a free after the work on its stream:
+ * the stream is finished first. */
+static int count_dev_malloc(void *ctx, void **p, size_t size,
+                            cudaStream_t stream)
 {
-    __atomic_fetch_add(&device_allocs, 1, __ATOMIC_RELAXED);
-    __atomic_fetch_add(&device_bytes, size, __ATOMIC_RELAXED);
-    return (int)cudaMalloc(p, size);
+    nj_memory *m = (nj_memory *)ctx;
+    (void)stream;
+    __atomic_fetch_add(&m->device_allocs, 1, __ATOMIC_RELAXED);
+    __atomic_fetch_add(&m->device_bytes, size, __ATOMIC_RELAXED);
+    return (int)ib_cuda_malloc(p, size);
 }
-static int count_dev_free(void *p) { return (int)cudaFree(p); }
-static int count_pinned_malloc(void **p, size_t size, unsigned int flags)
+static int count_dev_free(void *ctx, void *p, size_t size,
+                          cudaStream_t stream)
 {
-    __atomic_fetch_add(&pinned_allocs, 1, __ATOMIC_RELAXED);
-    __atomic_fetch_add(&pinned_bytes, size, __ATOMIC_RELAXED);
-    return (int)cudaHostAlloc(p, size, flags);
+    (void)ctx;
+    (void)size;
+    cudaError_t err = cudaStreamSynchronize(stream);
+    cudaError_t freed = cudaFree(p);
+    return (int)(err != cudaSuccess ? err : freed);
 }
-static int count_pinned_free(void *p) { return (int)cudaFreeHost(p); }
+static int count_pinned_malloc(void *ctx, void **p, size_t size,
+                               cudaStream_t stream)
+{
+    nj_memory *m = (nj_memory *)ctx;
+    (void)stream;
+    __atomic_fetch_add(&m->pinned_allocs, 1, __ATOMIC_RELAXED);
+    __atomic_fetch_add(&m->pinned_bytes, size, __ATOMIC_RELAXED);
+    return (int)ib_cuda_malloc_host(p, size);
+}
+static int count_pinned_free(void *ctx, void *p, size_t size,
+                             cudaStream_t stream)
+{
+    (void)ctx;
+    (void)size;
+    cudaError_t err = cudaStreamSynchronize(stream);
+    cudaError_t freed = cudaFreeHost(p);
+    return (int)(err != cudaSuccess ? err : freed);
+}
 
 int nj_built(void) { return 1; }
 
-nvjpegDevAllocator_t nj_counted_dev = {count_dev_malloc, count_dev_free};
-nvjpegPinnedAllocator_t nj_counted_pinned = {count_pinned_malloc,
-                                             count_pinned_free};
-
-nvjpegStatus_t nj_create(nvjpegBackend_t backend, nvjpegHandle_t *h)
+nvjpegStatus_t nj_create(nj_engine *e, nvjpegBackend_t backend,
+                         nvjpegHandle_t *h)
 {
-    return nvjpegCreateEx(backend, &nj_counted_dev, &nj_counted_pinned,
-                          NVJPEG_FLAGS_DEFAULT, h);
+    return nvjpegCreateExV2(backend, &e->dev_allocator, &e->pinned_allocator,
+                            NVJPEG_FLAGS_DEFAULT, h);
 }
 
 /* The handle of cfg's backend: the hardware decoder (auto: if the GPU has
  * one, else the hybrid path alone), the GPU hybrid one, or for `hybrid`
  * a handle of that backend used only to parse and for its hybrid path.
  * *batched: 0 when there is no batched decoder. */
-static nvjpegStatus_t open_handle(const nj_config *cfg, nvjpegHandle_t *h,
-                                  int *hardware, int *batched, char *why,
-                                  size_t why_len)
+static nvjpegStatus_t open_handle(nj_engine *e, const nj_config *cfg,
+                                  nvjpegHandle_t *h, int *hardware,
+                                  int *batched, char *why, size_t why_len)
 {
     *hardware = 0;
     *batched = cfg->backend != NJ_BACKEND_HYBRID;
     if (cfg->backend == NJ_BACKEND_GPU_HYBRID)
-        return nj_create(NVJPEG_BACKEND_GPU_HYBRID, h);
+        return nj_create(e, NVJPEG_BACKEND_GPU_HYBRID, h);
     if (cfg->backend == NJ_BACKEND_HYBRID)
-        return nj_create(NVJPEG_BACKEND_HYBRID, h);
-    nvjpegStatus_t st = nj_create(NVJPEG_BACKEND_HARDWARE, h);
+        return nj_create(e, NVJPEG_BACKEND_HYBRID, h);
+    nvjpegStatus_t st = nj_create(e, NVJPEG_BACKEND_HARDWARE, h);
     if (st == NVJPEG_STATUS_SUCCESS) {
         *hardware = 1;
         return st;
@@ -107,7 +135,7 @@ static nvjpegStatus_t open_handle(const nj_config *cfg, nvjpegHandle_t *h,
                st == NVJPEG_STATUS_JPEG_NOT_SUPPORTED ||
                st == NVJPEG_STATUS_IMPLEMENTATION_NOT_SUPPORTED;
     if (cfg->backend == NJ_BACKEND_HARDWARE || !none) {
-        snprintf(why, why_len, "%s: nvjpegCreateEx(NVJPEG_BACKEND_HARDWARE)"
+        snprintf(why, why_len, "%s: nvjpegCreateExV2(NVJPEG_BACKEND_HARDWARE)"
                  " failed: %s (%d)", none ? "this GPU has no hardware JPEG "
                  "decoder" : "nvJPEG", nj_status_name(st), (int)st);
         return st;
@@ -119,101 +147,95 @@ static nvjpegStatus_t open_handle(const nj_config *cfg, nvjpegHandle_t *h,
      * host work stays on the one thread that calls it. */
     nvjpegStatus_t no_hardware = st;
     *batched = 0;
-    st = nj_create(NVJPEG_BACKEND_HYBRID, h);
-    printf("decoder: this GPU has no hardware JPEG decoder (%s); every JPEG "
-           "through nvJPEG's hybrid path on the %d reader threads "
-           "instead\n", nj_status_name(no_hardware), cfg->n_parsers);
+    st = nj_create(e, NVJPEG_BACKEND_HYBRID, h);
+    if (cfg->verbose)
+        printf("decoder: this GPU has no hardware JPEG decoder (%s); every "
+               "JPEG through nvJPEG's hybrid path on the %d reader threads "
+               "instead\n", nj_status_name(no_hardware), cfg->n_parsers);
     return st;
 }
 
 /* Makes n decode states of one output format; the hardware backend's
  * buffers for the largest batch now, so that no batch waits for
  * cudaMalloc (not fatal if refused: nvJPEG then allocates at the first
- * batches, which the warm-up takes, and the report counts them). */
-static void make_states(nj_engine *e, nj_states *s, const nj_config *cfg,
-                        nvjpegOutputFormat_t format,
-                        nvjpegChromaSubsampling_t most)
+ * batches, which the warm-up takes, and the report counts them).
+ * Returns 0, or -1 with why. */
+static int make_states(nj_engine *e, nj_states *s, const nj_config *cfg,
+                       nvjpegOutputFormat_t format,
+                       nvjpegChromaSubsampling_t most, char *why,
+                       size_t why_len)
 {
     s->format = format;
-    s->state = (nvjpegJpegState_t *)calloc((size_t)e->n_states,
-                                           sizeof *s->state);
-    s->initialized_n = (int *)calloc((size_t)e->n_states, sizeof(int));
+    s->state = (nvjpegJpegState_t *)ib_calloc((size_t)e->n_states,
+                                              sizeof *s->state);
+    s->initialized_n = (int *)ib_calloc((size_t)e->n_states, sizeof(int));
     if (!s->state || !s->initialized_n) {
-        fprintf(stderr, "imgbatch: not enough memory for nvJPEG's states\n");
-        exit(1);
+        snprintf(why, why_len, "not enough memory for nvJPEG's states");
+        return -1;
     }
     for (int k = 0; k < e->n_states; k++) {
         s->initialized_n[k] = -1;
-        NVJPEG_CHECK(nvjpegJpegStateCreate(e->handle, &s->state[k]));
+        if (NJ_FAILED(nvjpegJpegStateCreate(e->handle, &s->state[k]), why,
+                      why_len))
+            return -1;
         if (!e->hardware)
             continue;
         nvjpegStatus_t st = nvjpegDecodeBatchedPreAllocate(
             e->handle, s->state[k], cfg->max_batch, (int)cfg->max_width,
             (int)cfg->max_height, most, format);
-        if (st != NVJPEG_STATUS_SUCCESS && k == 0)
+        if (st != NVJPEG_STATUS_SUCCESS && k == 0 && e->verbose)
             printf("decoder: nvjpegDecodeBatchedPreAllocate refused: %s "
                    "(%d)\n", nj_status_name(st), (int)st);
     }
+    return 0;
 }
 
+/* Destroys what make_states made (the states are zeroed until made). */
 static void destroy_states(nj_states *s, int n)
 {
     for (int k = 0; s->state && k < n; k++)
-        NVJPEG_CHECK(nvjpegJpegStateDestroy(s->state[k]));
+        if (s->state[k])
+            (void)nvjpegJpegStateDestroy(s->state[k]);
     free(s->state);
     free(s->initialized_n);
+    s->state = NULL;
+    s->initialized_n = NULL;
 }
 
-nj_engine *nj_open(const nj_config *cfg, char *why, size_t why_len)
+/* The engine's parts after its handle; 0, or -1 with why. */
+static int open_parts(nj_engine *e, const nj_config *cfg, char *why,
+                      size_t why_len)
 {
-    nvjpegHandle_t handle;
-    int hardware, batched;
-    nvjpegStatus_t st = open_handle(cfg, &handle, &hardware, &batched, why,
-                                    why_len);
-    if (st != NVJPEG_STATUS_SUCCESS) {
-        if (!why[0])
-            snprintf(why, why_len, "nvjpegCreateEx failed: %s (%d)",
-                     nj_status_name(st), (int)st);
-        return NULL;
+    e->parsers = (nvjpegJpegStream_t *)ib_calloc((size_t)cfg->n_parsers,
+                                                 sizeof *e->parsers);
+    e->planes = (nvjpegImage_t *)ib_calloc((size_t)cfg->max_batch,
+                                           sizeof *e->planes);
+    if (!e->parsers || !e->planes) {
+        snprintf(why, why_len, "not enough memory for nvJPEG's batch "
+                 "lists");
+        return -1;
     }
-    device_allocs = pinned_allocs = 0;  /* the counts start here */
-    device_bytes = pinned_bytes = 0;
-    nj_engine *e = (nj_engine *)calloc(1, sizeof *e);
-    if (e) {
-        e->parsers = (nvjpegJpegStream_t *)calloc((size_t)cfg->n_parsers,
-                                                  sizeof *e->parsers);
-        e->planes = (nvjpegImage_t *)calloc((size_t)cfg->max_batch,
-                                            sizeof *e->planes);
-    }
-    if (!e || !e->parsers || !e->planes) {
-        fprintf(stderr, "imgbatch: not enough memory for nvJPEG's batch "
-                "lists\n");
-        exit(1);
-    }
-    e->handle = handle;
-    e->hardware = hardware;
-    e->batched = batched;
-    e->rgb = cfg->rgb;
-    e->n_parsers = cfg->n_parsers;
-    e->n_states = cfg->n_states;
-    e->max_batch = cfg->max_batch;
-    e->screen_handle = handle;
-    if (hardware && nj_create(NVJPEG_BACKEND_HARDWARE, &e->screen_handle) !=
-                        NVJPEG_STATUS_SUCCESS)
-        e->screen_handle = handle;
+    e->screen_handle = e->handle;
+    if (e->hardware &&
+        nj_create(e, NVJPEG_BACKEND_HARDWARE, &e->screen_handle) !=
+            NVJPEG_STATUS_SUCCESS)
+        e->screen_handle = e->handle;
     for (int t = 0; t < cfg->n_parsers; t++)
-        NVJPEG_CHECK(nvjpegJpegStreamCreate(e->screen_handle,
-                                            &e->parsers[t]));
-    if (e->batched) {
-        make_states(e, &e->main, cfg,
-                    cfg->rgb ? NVJPEG_OUTPUT_RGB : NVJPEG_OUTPUT_Y,
-                    NVJPEG_CSS_444);
-        if (cfg->rgb)
-            make_states(e, &e->gray, cfg, NVJPEG_OUTPUT_Y, NVJPEG_CSS_GRAY);
-    }
-    if (hardware) {
+        if (NJ_FAILED(nvjpegJpegStreamCreate(e->screen_handle,
+                                             &e->parsers[t]), why, why_len))
+            return -1;
+    if (e->batched &&
+        (make_states(e, &e->main, cfg,
+                     cfg->rgb ? NVJPEG_OUTPUT_RGB : NVJPEG_OUTPUT_Y,
+                     NVJPEG_CSS_444, why, why_len) != 0 ||
+         (cfg->rgb && make_states(e, &e->gray, cfg, NVJPEG_OUTPUT_Y,
+                                  NVJPEG_CSS_GRAY, why, why_len) != 0)))
+        return -1;
+    if (e->hardware) {
         unsigned int engines = 0, cores = 0;
-        NVJPEG_CHECK(nvjpegGetHardwareDecoderInfo(handle, &engines, &cores));
+        if (NJ_FAILED(nvjpegGetHardwareDecoderInfo(e->handle, &engines,
+                                                   &cores), why, why_len))
+            return -1;
         snprintf(e->text, sizeof e->text, "nvJPEG hardware decoder (%u "
                  "engines, %u cores each)", engines, cores);
     } else {
@@ -222,7 +244,50 @@ nj_engine *nj_open(const nj_config *cfg, char *why, size_t why_len)
                             : "no batched decoder: every JPEG on nvJPEG's "
                               "hybrid path");
     }
-    nj_open_hybrid(e);
+    return nj_open_hybrid(e, why, why_len);
+}
+
+nj_engine *nj_open(const nj_config *cfg, int *fatal, char *why,
+                   size_t why_len)
+{
+    *fatal = 1;
+    why[0] = '\0';
+    nj_engine *e = (nj_engine *)ib_calloc(1, sizeof *e);
+    if (!e) {
+        snprintf(why, why_len, "not enough memory for nvJPEG's engine");
+        return NULL;
+    }
+    e->dev_allocator.dev_malloc = count_dev_malloc;
+    e->dev_allocator.dev_free = count_dev_free;
+    e->dev_allocator.dev_ctx = &e->counts;
+    e->pinned_allocator.pinned_malloc = count_pinned_malloc;
+    e->pinned_allocator.pinned_free = count_pinned_free;
+    e->pinned_allocator.pinned_ctx = &e->counts;
+    e->verbose = cfg->verbose;
+    e->rgb = cfg->rgb;
+    e->n_parsers = cfg->n_parsers;
+    e->n_states = cfg->n_states;
+    e->max_batch = cfg->max_batch;
+    nvjpegStatus_t st = open_handle(e, cfg, &e->handle, &e->hardware,
+                                    &e->batched, why, why_len);
+    if (st != NVJPEG_STATUS_SUCCESS) {
+        if (!why[0])
+            snprintf(why, why_len, "nvjpegCreateExV2 failed: %s (%d)",
+                     nj_status_name(st), (int)st);
+        /* No backend here that cfg allows; but memory, or a broken
+         * nvJPEG, is a failure. */
+        *fatal = st == NVJPEG_STATUS_ALLOCATOR_FAILURE ||
+                 st == NVJPEG_STATUS_EXECUTION_FAILED ||
+                 st == NVJPEG_STATUS_INTERNAL_ERROR;
+        e->handle = NULL;
+        nj_close(e);
+        return NULL;
+    }
+    if (open_parts(e, cfg, why, why_len) != 0) {
+        nj_close(e);
+        return NULL;
+    }
+    *fatal = 0;
     return e;
 }
 
@@ -251,6 +316,17 @@ const char *nj_screen(nj_engine *e, int parser, const uint8_t *data,
         return "nvjpegDecodeBatchedSupported failed on it";
     /* Beware the sense: 0 means supported. */
     return refused ? "refused by nvjpegDecodeBatchedSupported" : NULL;
+}
+
+int nj_parsed_size(nj_engine *e, int parser, size_t *width, size_t *height)
+{
+    unsigned int w = 0, h = 0;
+    if (nvjpegJpegStreamGetFrameDimensions(e->parsers[parser], &w, &h) !=
+        NVJPEG_STATUS_SUCCESS)
+        return -1;
+    *width = w;
+    *height = h;
+    return 0;
 }
 
 int nj_decode(nj_engine *e, int slot, int gray_files, cudaStream_t stream,
@@ -294,26 +370,35 @@ int nj_decode(nj_engine *e, int slot, int gray_files, cudaStream_t stream,
 
 void nj_allocations(const nj_engine *e, nj_memory *m)
 {
-    (void)e;
-    m->device_allocs = __atomic_load_n(&device_allocs, __ATOMIC_RELAXED);
-    m->device_bytes = __atomic_load_n(&device_bytes, __ATOMIC_RELAXED);
-    m->pinned_allocs = __atomic_load_n(&pinned_allocs, __ATOMIC_RELAXED);
-    m->pinned_bytes = __atomic_load_n(&pinned_bytes, __ATOMIC_RELAXED);
+    memset(m, 0, sizeof *m);
+    if (!e)
+        return;
+    m->device_allocs = __atomic_load_n(&e->counts.device_allocs,
+                                       __ATOMIC_RELAXED);
+    m->device_bytes = __atomic_load_n(&e->counts.device_bytes,
+                                      __ATOMIC_RELAXED);
+    m->pinned_allocs = __atomic_load_n(&e->counts.pinned_allocs,
+                                       __ATOMIC_RELAXED);
+    m->pinned_bytes = __atomic_load_n(&e->counts.pinned_bytes,
+                                      __ATOMIC_RELAXED);
 }
 
+/* Whatever nj_open made, also half-way: a failure to destroy leaves
+ * nothing to do but go on. */
 void nj_close(nj_engine *e)
 {
     if (!e)
         return;
-    if (e->hybrid)
-        nj_close_hybrid(e, e->n_parsers, e->hybrid_handle);
-    for (int t = 0; t < e->n_parsers; t++)
-        NVJPEG_CHECK(nvjpegJpegStreamDestroy(e->parsers[t]));
+    nj_close_hybrid(e);
+    for (int t = 0; e->parsers && t < e->n_parsers; t++)
+        if (e->parsers[t])
+            (void)nvjpegJpegStreamDestroy(e->parsers[t]);
     destroy_states(&e->main, e->n_states);
     destroy_states(&e->gray, e->n_states);
-    if (e->screen_handle != e->handle)
-        NVJPEG_CHECK(nvjpegDestroy(e->screen_handle));
-    NVJPEG_CHECK(nvjpegDestroy(e->handle));
+    if (e->screen_handle && e->screen_handle != e->handle)
+        (void)nvjpegDestroy(e->screen_handle);
+    if (e->handle)
+        (void)nvjpegDestroy(e->handle);
     free(e->parsers);
     free(e->planes);
     free(e);

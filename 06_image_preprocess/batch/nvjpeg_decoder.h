@@ -5,7 +5,8 @@
  *
  *   nj_config cfg = {.max_batch = 256, .max_width = 640, ...};
  *   char why[256];
- *   nj_engine *e = nj_open(&cfg, why, sizeof why);   NULL: why says why
+ *   int fatal;
+ *   nj_engine *e = nj_open(&cfg, &fatal, why, sizeof why);  NULL: why
  *   ... on parser thread t: reason = nj_screen(e, t, data, len) ...
  *   nj_decode(e, state, 0, stream, data, lengths, dests, n, why,
  *             sizeof why);
@@ -47,6 +48,7 @@ typedef struct {
     int n_states;                /* batches in flight, each its state */
     int rgb;                     /* 1: R, G, B planes; 0: the Y plane */
     nj_backend backend;
+    int verbose;                 /* 1: say on stdout what was not taken */
 } nj_config;
 
 /* Where one file goes: `planes` planes (1: Y, 3: R, G, B) of width x
@@ -61,9 +63,12 @@ int nj_built(void);
 
 /* Opens nvJPEG on the current device. Returns NULL with a one-line
  * reason in why: no backend that cfg allows (a forced one this GPU
- * lacks). A line on stdout says which backend an `auto` took when it is
- * not the hardware decoder. */
-nj_engine *nj_open(const nj_config *cfg, char *why, size_t why_len);
+ * lacks; *fatal 0), or a call that failed, memory included (*fatal 1).
+ * With cfg->verbose, a line on stdout says which backend an `auto` took
+ * when it is not the hardware decoder. Its allocations are counted for
+ * this engine alone (nj_allocations). */
+nj_engine *nj_open(const nj_config *cfg, int *fatal, char *why,
+                   size_t why_len);
 
 /* "nvJPEG hardware decoder (7 engines, 1 cores each)" or the like. */
 const char *nj_describe(const nj_engine *e);
@@ -90,6 +95,12 @@ int nj_decode(nj_engine *e, int state, int gray_files, cudaStream_t stream,
               const uint8_t *const *data, const size_t *lengths,
               const nj_dest *dests, int n, char *why, size_t why_len);
 
+/* The frame size nvJPEG found in the file nj_screen last parsed on
+ * thread `parser` (what its batched decode will write). Returns 0, or -1
+ * if it cannot tell. */
+int nj_parsed_size(nj_engine *e, int parser, size_t *width,
+                   size_t *height);
+
 /* nvJPEG's hybrid path, for files the batched decoder refuses but
  * js_hybrid_ok takes (progressive JPEGs): its decoupled decode with
  * NVJPEG_BACKEND_HYBRID, one decoder, state, pair of buffers and CUDA
@@ -107,8 +118,8 @@ int nj_hybrid_decode(nj_engine *e, int parser, const uint8_t *data,
 /* 1 if nj_open made the hybrid path (else nj_hybrid_decode fails). */
 int nj_hybrid_ready(const nj_engine *e);
 
-/* What nvJPEG asked of our allocators since nj_open: device and pinned
- * allocations and their bytes. */
+/* What nvJPEG asked of our allocators for this engine since nj_open:
+ * device and pinned allocations and their bytes. */
 typedef struct {
     size_t device_allocs, device_bytes, pinned_allocs, pinned_bytes;
 } nj_memory;

@@ -2,7 +2,7 @@
  * decoder refuses (progressive JPEGs): its decoupled decode with
  * NVJPEG_BACKEND_HYBRID, one set per reader thread, all made once by
  * nj_open (nvjpeg_decoder.cu):
- *   nvjpegCreateEx(NVJPEG_BACKEND_HYBRID) (a handle of its own),
+ *   nvjpegCreateExV2(NVJPEG_BACKEND_HYBRID) (a handle of its own),
  *   nvjpegDecoderCreate, nvjpegDecoderStateCreate, nvjpegBufferPinned
  *   and nvjpegBufferDevice attached to the state, nvjpegDecodeParams,
  *   a nvjpegJpegStream, a CUDA stream
@@ -20,84 +20,113 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "check.h"
-
+#include "lib_support.h"
 #include "nvjpeg_decoder.h"
 
 #ifdef CM_HAVE_NVJPEG
 
 #include "nvjpeg_internal.h"
 
-/* Destroys the first `made` decoder sets (the last one may hold only
- * its decoder) and the hybrid handle h. */
-void nj_close_hybrid(nj_engine *e, int made, nvjpegHandle_t h)
+void nj_close_hybrid(nj_engine *e)
 {
-    for (int k = 0; k < made; k++) {
+    for (int k = 0; e->hybrid && k < e->n_parsers; k++) {
         nj_hybrid *t = &e->hybrid[k];
         if (t->stream)
-            CUDA_CHECK(cudaStreamDestroy(t->stream));
+            (void)cudaStreamDestroy(t->stream);
         if (t->parsed)
-            NVJPEG_CHECK(nvjpegJpegStreamDestroy(t->parsed));
+            (void)nvjpegJpegStreamDestroy(t->parsed);
         if (t->params)
-            NVJPEG_CHECK(nvjpegDecodeParamsDestroy(t->params));
+            (void)nvjpegDecodeParamsDestroy(t->params);
         if (t->state)
-            NVJPEG_CHECK(nvjpegJpegStateDestroy(t->state));
+            (void)nvjpegJpegStateDestroy(t->state);
         if (t->device)
-            NVJPEG_CHECK(nvjpegBufferDeviceDestroy(t->device));
+            (void)nvjpegBufferDeviceDestroy(t->device);
         if (t->pinned)
-            NVJPEG_CHECK(nvjpegBufferPinnedDestroy(t->pinned));
+            (void)nvjpegBufferPinnedDestroy(t->pinned);
         if (t->decoder)
-            NVJPEG_CHECK(nvjpegDecoderDestroy(t->decoder));
+            (void)nvjpegDecoderDestroy(t->decoder);
     }
     free(e->hybrid);
     e->hybrid = NULL;
-    NVJPEG_CHECK(nvjpegDestroy(h));
+    if (e->hybrid_handle)
+        (void)nvjpegDestroy(e->hybrid_handle);
     e->hybrid_handle = NULL;
 }
 
-/* The hybrid path's handle and one decoder set per parser thread. A
- * handle or decoder nvJPEG refuses leaves the path off, said in one
- * line (those files go to stb_image); the rest must not fail. */
-void nj_open_hybrid(nj_engine *e)
+/* A status that says nvJPEG lacks the path here, rather than failed. */
+static int absent(nvjpegStatus_t st)
 {
-    nvjpegHandle_t h;
-    nvjpegStatus_t st = nj_create(NVJPEG_BACKEND_HYBRID, &h);
+    return st == NVJPEG_STATUS_ARCH_MISMATCH ||
+           st == NVJPEG_STATUS_JPEG_NOT_SUPPORTED ||
+           st == NVJPEG_STATUS_IMPLEMENTATION_NOT_SUPPORTED;
+}
+
+/* The path left off (its files go to stb_image), said if verbose. */
+static int path_off(nj_engine *e, const char *call, nvjpegStatus_t st)
+{
+    if (e->verbose)
+        printf("decoder: nvJPEG's hybrid path is unavailable (%s: %s "
+               "(%d)); progressive JPEGs decoded by stb_image\n", call,
+               nj_status_name(st), (int)st);
+    nj_close_hybrid(e);
+    return 0;
+}
+
+/* One call of the set: on failure, why says which. */
+#define SET_TRY(call)                                                     \
+    do {                                                                  \
+        if (NJ_FAILED(call, why, why_len))                                \
+            return -1;                                                    \
+    } while (0)
+
+/* The hybrid path's handle and one decoder set per parser thread. A
+ * backend or decoder nvJPEG lacks leaves the path off, said in one line
+ * if verbose (those files go to stb_image); any other failure is one. */
+int nj_open_hybrid(nj_engine *e, char *why, size_t why_len)
+{
+    nvjpegStatus_t st = nj_create(e, NVJPEG_BACKEND_HYBRID,
+                                  &e->hybrid_handle);
     if (st != NVJPEG_STATUS_SUCCESS) {
-        printf("decoder: nvJPEG's hybrid path is unavailable "
-               "(nvjpegCreateEx: %s (%d)); progressive JPEGs decoded by "
-               "stb_image\n", nj_status_name(st), (int)st);
-        return;
+        e->hybrid_handle = NULL;
+        if (absent(st))
+            return path_off(e, "nvjpegCreateExV2", st);
+        return nj_failed(st, "nvjpegCreateExV2(NVJPEG_BACKEND_HYBRID)", why,
+                         why_len);
     }
-    CUDA_CHECK(cudaGetDevice(&e->device));
-    e->hybrid = (nj_hybrid *)calloc((size_t)e->n_parsers,
-                                    sizeof *e->hybrid);
+    nvjpegHandle_t h = e->hybrid_handle;
+    if (IB_CUDA(cudaGetDevice(&e->device), why, why_len))
+        return -1;
+    e->hybrid = (nj_hybrid *)ib_calloc((size_t)e->n_parsers,
+                                       sizeof *e->hybrid);
     if (!e->hybrid) {
-        fprintf(stderr, "imgbatch: not enough memory for nvJPEG's hybrid "
-                "decoders\n");
-        exit(1);
+        snprintf(why, why_len, "not enough memory for nvJPEG's hybrid "
+                 "decoders");
+        return -1;
     }
     for (int k = 0; k < e->n_parsers; k++) {
         nj_hybrid *t = &e->hybrid[k];
         st = nvjpegDecoderCreate(h, NVJPEG_BACKEND_HYBRID, &t->decoder);
         if (st != NVJPEG_STATUS_SUCCESS) {
-            printf("decoder: nvJPEG's hybrid path is unavailable "
-                   "(nvjpegDecoderCreate: %s (%d)); progressive JPEGs "
-                   "decoded by stb_image\n", nj_status_name(st), (int)st);
-            nj_close_hybrid(e, k, h);
-            return;
+            t->decoder = NULL;
+            if (absent(st))
+                return path_off(e, "nvjpegDecoderCreate", st);
+            return nj_failed(st, "nvjpegDecoderCreate", why, why_len);
         }
-        NVJPEG_CHECK(nvjpegDecoderStateCreate(h, t->decoder, &t->state));
-        NVJPEG_CHECK(nvjpegBufferPinnedCreate(h, &nj_counted_pinned,
-                                              &t->pinned));
-        NVJPEG_CHECK(nvjpegBufferDeviceCreate(h, &nj_counted_dev, &t->device));
-        NVJPEG_CHECK(nvjpegStateAttachPinnedBuffer(t->state, t->pinned));
-        NVJPEG_CHECK(nvjpegStateAttachDeviceBuffer(t->state, t->device));
-        NVJPEG_CHECK(nvjpegDecodeParamsCreate(h, &t->params));
-        NVJPEG_CHECK(nvjpegJpegStreamCreate(h, &t->parsed));
-        CUDA_CHECK(cudaStreamCreateWithFlags(&t->stream,
-                                             cudaStreamNonBlocking));
+        SET_TRY(nvjpegDecoderStateCreate(h, t->decoder, &t->state));
+        SET_TRY(nvjpegBufferPinnedCreateV2(h, &e->pinned_allocator,
+                                           &t->pinned));
+        SET_TRY(nvjpegBufferDeviceCreateV2(h, &e->dev_allocator,
+                                           &t->device));
+        SET_TRY(nvjpegStateAttachPinnedBuffer(t->state, t->pinned));
+        SET_TRY(nvjpegStateAttachDeviceBuffer(t->state, t->device));
+        SET_TRY(nvjpegDecodeParamsCreate(h, &t->params));
+        SET_TRY(nvjpegJpegStreamCreate(h, &t->parsed));
+        if (IB_CUDA(cudaStreamCreateWithFlags(&t->stream,
+                                              cudaStreamNonBlocking),
+                    why, why_len))
+            return -1;
     }
-    e->hybrid_handle = h;
+    return 0;
 }
 
 int nj_hybrid_ready(const nj_engine *e) { return e->hybrid != NULL; }
@@ -126,7 +155,8 @@ int nj_hybrid_decode(nj_engine *e, int parser, const uint8_t *data,
     unsigned int w = 0, ht = 0;
     int unsupported = 1, rc = -1;
     /* A reader thread's CUDA calls go to the run's device too. */
-    CUDA_CHECK(cudaSetDevice(e->device));
+    if (IB_CUDA(cudaSetDevice(e->device), why, why_len))
+        return -1;
     nvjpegImage_t out;
     memset(&out, 0, sizeof out);
     for (int c = 0; c < planes; c++) {
@@ -168,7 +198,8 @@ int nj_hybrid_decode(nj_engine *e, int parser, const uint8_t *data,
 done:
     /* Whatever was enqueued is finished before the plane is read, or the
      * file handed to stb_image (and before the buffers are reused). */
-    CUDA_CHECK(cudaStreamSynchronize(t->stream));
+    if (IB_CUDA(cudaStreamSynchronize(t->stream), why, why_len))
+        return -1;
     return rc;
 }
 

@@ -16,24 +16,17 @@
 /* "NVJPEG_STATUS_BAD_JPEG" and the like. */
 const char *nj_status_name(nvjpegStatus_t s);
 
-/* Like CUDA_CHECK, for the calls that must not fail whatever the data:
- * file:line, the call, the status; exit 1. */
-#define NVJPEG_CHECK(call)                                                    \
-    do {                                                                      \
-        nvjpegStatus_t nj_st_ = (call);                                       \
-        if (nj_st_ != NVJPEG_STATUS_SUCCESS) {                                \
-            fprintf(stderr, "%s:%d: %s failed: %s (%d)\n", __FILE__,          \
-                    __LINE__, #call, nj_status_name(nj_st_), (int)nj_st_);    \
-            exit(1);                                                          \
-        }                                                                     \
-    } while (0)
+/* For the calls that must not fail whatever the data: 0, or -1 with
+ * "CALL failed: STATUS (n)" in why (CALL cut at its parenthesis). */
+int nj_failed(nvjpegStatus_t st, const char *call, char *why,
+              size_t why_len);
+#define NJ_FAILED(call, why, why_len) nj_failed((call), #call, why, why_len)
 
-/* Our allocators (they count what nvJPEG asks for: nj_allocations), and
- * nvjpegCreateEx with them for one backend; the status says whether the
+/* nvjpegCreateExV2 with the engine's allocators, which count into its
+ * counts (their context), for one backend; the status says whether the
  * backend exists. */
-extern nvjpegDevAllocator_t nj_counted_dev;
-extern nvjpegPinnedAllocator_t nj_counted_pinned;
-nvjpegStatus_t nj_create(nvjpegBackend_t backend, nvjpegHandle_t *h);
+nvjpegStatus_t nj_create(nj_engine *e, nvjpegBackend_t backend,
+                         nvjpegHandle_t *h);
 
 /* One reader thread's hybrid decoder: everything a file needs. */
 typedef struct {
@@ -70,13 +63,20 @@ struct nj_engine {
     int n_parsers, n_states, max_batch, hardware, batched, rgb;
     nvjpegImage_t *planes;
     char text[128];
+    int verbose;
+    /* our allocators, their context the counts: kept here, as long as
+     * the handles that use them */
+    nvjpegDevAllocatorV2_t dev_allocator;
+    nvjpegPinnedAllocatorV2_t pinned_allocator;
+    nj_memory counts;
 };
 
 /* The hybrid path's handle and one decoder set per parser thread; a
- * handle or decoder nvJPEG refuses leaves the path off, said in one line
- * (those files go to stb_image). nj_close_hybrid destroys the first
- * `made` sets and the handle h. (nvjpeg_hybrid.cu) */
-void nj_open_hybrid(nj_engine *e);
-void nj_close_hybrid(nj_engine *e, int made, nvjpegHandle_t h);
+ * backend or decoder nvJPEG does not have leaves the path off, said in
+ * one line if verbose (those files go to stb_image). Returns 0, or -1
+ * with why when a call failed (memory included). nj_close_hybrid
+ * destroys what was made, the handle too. (nvjpeg_hybrid.cu) */
+int nj_open_hybrid(nj_engine *e, char *why, size_t why_len);
+void nj_close_hybrid(nj_engine *e);
 
 #endif /* NVJPEG_INTERNAL_H */

@@ -14,9 +14,11 @@
 
 int nj_built(void) { return 0; }
 
-nj_engine *nj_open(const nj_config *cfg, char *why, size_t why_len)
+nj_engine *nj_open(const nj_config *cfg, int *fatal, char *why,
+                   size_t why_len)
 {
     (void)cfg;
+    *fatal = 0;
     snprintf(why, why_len, "%s", DECODER_NOT_BUILT);
     return NULL;
 }
@@ -39,6 +41,12 @@ int nj_decode(nj_engine *e, int state, int gray_files, cudaStream_t stream,
     (void)e; (void)state; (void)gray_files; (void)stream; (void)data;
     (void)lengths; (void)dests; (void)n;
     snprintf(why, why_len, "%s", DECODER_NOT_BUILT);
+    return -1;
+}
+
+int nj_parsed_size(nj_engine *e, int parser, size_t *width, size_t *height)
+{
+    (void)e; (void)parser; (void)width; (void)height;
     return -1;
 }
 

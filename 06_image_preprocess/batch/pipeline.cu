@@ -32,7 +32,6 @@
 
 #include <cuda_runtime.h>
 
-#include "check.h"
 #include "timing.h"
 
 #include "batch_check.h"
@@ -96,14 +95,35 @@ static int stop(batch_run *r, const char *err)
     return -1;
 }
 
+int pipeline_cuda(batch_run *r, cudaError_t err, const char *call)
+{
+    if (err == cudaSuccess)
+        return 0;
+    char why[BATCH_ERR_LEN];
+    ib_cuda_failed(err, call, why, sizeof why);
+    if (!r->cuda_failed) {
+        snprintf(r->error, sizeof r->error, "%s", why);
+        r->failed = r->cuda_failed = 1;
+    }
+    return -1;
+}
+
+/* Stops the run after a CUDA call failed (r->error says which). */
+static int stop_cuda(batch_run *r)
+{
+    pipeline_drain(r);
+    return -1;
+}
+
 /* Where nvJPEG failed a batch: its JPEGs decoded by stb_image here, one
  * by one, into their staging slots (or found unusable). Whatever nvJPEG
  * enqueued before it failed is finished first, so that it cannot write
  * over the planes copied in after (rare: files the screens passed). */
-static void fall_back(batch_run *r, batch_buf *x, cudaStream_t stream,
-                      const size_t *items, int n, const char *why)
+static int fall_back(batch_run *r, batch_buf *x, cudaStream_t stream,
+                     const size_t *items, int n, const char *why)
 {
-    CUDA_CHECK(cudaStreamSynchronize(stream));
+    if (RUN_CUDA(r, cudaStreamSynchronize(stream)))
+        return -1;
     if (!r->quiet && r->o->verbose &&
         r->batch_failures++ < MAX_FAILURE_LINES)
         printf("decoder: images %zu to %zu: %s; decoding their %d JPEGs on "
@@ -118,12 +138,13 @@ static void fall_back(batch_run *r, batch_buf *x, cudaStream_t stream,
                         ? ROUTE_CPU
                         : ROUTE_BAD;
     }
+    return 0;
 }
 
 /* nvJPEG's batched decode of the batch's files it takes: one call for
  * those of the run's format, one for the gray ones of an RGB run, timed
  * by the host clock around the calls and by events on the stream. */
-static void batched_decode(batch_run *r, batch_buf *x, cudaStream_t stream)
+static int batched_decode(batch_run *r, batch_buf *x, cudaStream_t stream)
 {
     const uint8_t **bits = r->list_bits;
     size_t *lengths = r->list_lengths, *items = r->list_items;
@@ -148,20 +169,26 @@ static void batched_decode(batch_run *r, batch_buf *x, cudaStream_t stream)
         if (n == 0)
             continue;
         if (!x->timed) {
-            CUDA_CHECK(cudaEventRecord(x->decode_start, stream));
+            if (RUN_CUDA(r, cudaEventRecord(x->decode_start, stream)))
+                return -1;
             start = cm_now_ms();
             x->timed = 1;
         }
         char why[256];
         if (decoder_batch(r->dec, x->lane, gray, stream, bits, lengths, dests,
-                          n, why, sizeof why) != 0)
-            fall_back(r, x, stream, items, n, why);
+                          n, why, sizeof why) != 0 &&
+            fall_back(r, x, stream, items, n, why) != 0)
+            return -1;
     }
     if (x->timed) {
         x->decode_host_ms = cm_now_ms() - start;
         r->counts.nj_host_ms += x->decode_host_ms;
-        CUDA_CHECK(cudaEventRecord(x->decode_end, stream));
+        if (RUN_CUDA(r, cudaEventRecord(x->decode_end, stream))) {
+            x->timed = 0;
+            return -1;
+        }
     }
+    return 0;
 }
 
 /* Sends batch x to the GPU on its lane: the files nvJPEG's batched
@@ -175,7 +202,8 @@ static int submit(batch_run *r, batch_buf *x)
     for (size_t j = 0; j < x->count; j++)
         if (x->how[j] == ROUTE_BAD && !r->o->skip_bad)
             return stop(r, x->err[j]);
-    batched_decode(r, x, stream);
+    if (batched_decode(r, x, stream) != 0)
+        return stop_cuda(r);
     x->good = 0;
     x->out_first = c->n_out;
     for (size_t j = 0; j < x->count; j++) {
@@ -198,34 +226,39 @@ static int submit(batch_run *r, batch_buf *x)
         /* inputs_check placed it */
         tf_image_entry(&x->h_table[pos], r->spec, x->slot[j], w, h,
                        x->planes[j]);
-        if (x->how[j] == ROUTE_CPU)
-            CUDA_CHECK(cudaMemcpyAsync(x->d_arena + x->slot[j],
-                                       x->h_staging + x->slot[j],
-                                       (size_t)x->planes[j] * w * h,
-                                       cudaMemcpyHostToDevice, stream));
+        if (x->how[j] == ROUTE_CPU &&
+            RUN_CUDA(r, cudaMemcpyAsync(x->d_arena + x->slot[j],
+                                        x->h_staging + x->slot[j],
+                                        (size_t)x->planes[j] * w * h,
+                                        cudaMemcpyHostToDevice, stream)))
+            return stop_cuda(r);
     }
     if (x->good > 0) {
         int n = (int)x->good;
         if (r->d_tensor)  /* a slice of the whole tensor */
             x->d_out = (uint8_t *)r->d_tensor + x->out_first * r->image_bytes;
-        CUDA_CHECK(cudaMemcpyAsync(x->d_table, x->h_table,
-                                   x->good * sizeof(tf_image),
-                                   cudaMemcpyHostToDevice, stream));
         /* The caller's work on this buffer's last batch comes first. */
-        if (x->used)
-            CUDA_CHECK(cudaStreamWaitEvent(stream, x->released, 0));
-        launch_transform(x->d_out, x->d_table, n, x->d_arena, r->spec,
-                         stream);
-        launch_gather_samples(x->d_samples, x->d_out, n, r->spec, stream);
-        CUDA_CHECK(cudaMemcpyAsync(
-            r->h_samples + x->out_first * r->sample_bytes, x->d_samples,
-            x->good * r->sample_bytes, cudaMemcpyDeviceToHost, stream));
-        if (x->h_out)
-            CUDA_CHECK(cudaMemcpyAsync(x->h_out, x->d_out,
-                                       x->good * r->image_bytes,
-                                       cudaMemcpyDeviceToHost, stream));
+        if (RUN_CUDA(r, cudaMemcpyAsync(x->d_table, x->h_table,
+                                        x->good * sizeof(tf_image),
+                                        cudaMemcpyHostToDevice, stream)) ||
+            (x->used &&
+             RUN_CUDA(r, cudaStreamWaitEvent(stream, x->released, 0))) ||
+            RUN_CUDA(r, launch_transform(x->d_out, x->d_table, n,
+                                         x->d_arena, r->spec, stream)) ||
+            RUN_CUDA(r, launch_gather_samples(x->d_samples, x->d_out, n,
+                                              r->spec, stream)) ||
+            RUN_CUDA(r, cudaMemcpyAsync(
+                r->h_samples + x->out_first * r->sample_bytes,
+                x->d_samples, x->good * r->sample_bytes,
+                cudaMemcpyDeviceToHost, stream)) ||
+            (x->h_out &&
+             RUN_CUDA(r, cudaMemcpyAsync(x->h_out, x->d_out,
+                                         x->good * r->image_bytes,
+                                         cudaMemcpyDeviceToHost, stream))))
+            return stop_cuda(r);
     }
-    CUDA_CHECK(cudaEventRecord(x->done, stream));
+    if (RUN_CUDA(r, cudaEventRecord(x->done, stream)))
+        return stop_cuda(r);
     x->in_flight = 1;
     c->n_out += x->good;
     c->submit_ms += cm_now_ms() - start;
@@ -234,27 +267,30 @@ static int submit(batch_run *r, batch_buf *x)
 
 /* Waits for batch x, and has the readers check what came back (they run
  * it after the batches queued before it). */
-static void finish(batch_run *r, batch_buf *x)
+static int finish(batch_run *r, batch_buf *x)
 {
     pass_counts *c = &r->counts;
     double start = cm_now_ms();
-    CUDA_CHECK(cudaEventSynchronize(x->done));
+    if (RUN_CUDA(r, cudaEventSynchronize(x->done)))
+        return -1;
     c->wait_gpu_ms += cm_now_ms() - start;
     x->in_flight = 0;
     if (x->timed) {
         float span = 0;
-        CUDA_CHECK(cudaEventElapsedTime(&span, x->decode_start,
-                                        x->decode_end));
+        x->timed = 0;
+        if (RUN_CUDA(r, cudaEventElapsedTime(&span, x->decode_start,
+                                             x->decode_end)))
+            return -1;
         double tail = span - x->decode_host_ms;
         c->nj_span_ms += span;
         c->nj_tail_ms += tail > 0 ? tail : 0;
         c->nj_batches++;
-        x->timed = 0;
     }
     if (x->h_out && x->good) {
         x->check_job = rp_post(r->pool, check_back_item, x, x->good);
         x->checking = 1;
     }
+    return 0;
 }
 
 /* Returns once the readers' check of x's last batch is done: its
@@ -291,21 +327,24 @@ static void read_batch(batch_run *r, batch_buf *x, size_t k)
 
 /* The caller's work on the batch it held is enqueued by now: an event
  * after it, which the buffer's next kernel waits for. */
-static void release_handed(batch_run *r)
+static int release_handed(batch_run *r)
 {
     batch_buf *x = r->handed;
     if (!x)
-        return;
-    CUDA_CHECK(cudaEventRecord(x->released, r->lanes[x->lane]));
-    x->used = 1;
+        return 0;
     r->handed = NULL;
+    if (RUN_CUDA(r, cudaEventRecord(x->released, r->lanes[x->lane])))
+        return -1;
+    x->used = 1;
+    return 0;
 }
 
-void pipeline_begin(batch_run *r)
+int pipeline_begin(batch_run *r)
 {
     /* The last pass's batches, and what the caller did with them. */
     for (int s = 0; s < r->streams; s++)
-        CUDA_CHECK(cudaStreamSynchronize(r->lanes[s]));
+        if (RUN_CUDA(r, cudaStreamSynchronize(r->lanes[s])))
+            return -1;
     memset(&r->counts, 0, sizeof r->counts);
     for (int th = 0; th < r->threads; th++)
         r->per_thread[th].read_ms = r->per_thread[th].check_ms = 0;
@@ -313,20 +352,23 @@ void pipeline_begin(batch_run *r)
     r->next_batch = 0;
     for (size_t k = 0; k < PIPELINE_LOOKAHEAD && k < r->n_batches; k++)
         read_batch(r, &r->bufs[k], k);
+    return 0;
 }
 
 int pipeline_next(batch_run *r, batch_buf **out)
 {
     size_t k = r->next_batch, lanes = (size_t)r->streams;
     size_t n_bufs = (size_t)r->n_bufs;
-    release_handed(r);
+    if (release_handed(r) != 0)
+        return stop_cuda(r);
     if (r->failed)
         return -1;
     if (k >= r->n_batches) {
         /* The last ones, oldest first; then every check. */
         for (size_t b = k > lanes ? k - lanes : 0; b < k; b++)
-            if (r->bufs[b % n_bufs].in_flight)
-                finish(r, &r->bufs[b % n_bufs]);
+            if (r->bufs[b % n_bufs].in_flight &&
+                finish(r, &r->bufs[b % n_bufs]) != 0)
+                return stop_cuda(r);
         for (size_t b = 0; b < n_bufs; b++)
             wait_check(r, &r->bufs[b]);
         return 0;
@@ -339,8 +381,8 @@ int pipeline_next(batch_run *r, batch_buf **out)
      * first. The buffer of batch k + 2 last held batch k - S - 1,
      * finished one step ago: once the readers have checked it, they may
      * fill it. */
-    if (k >= lanes)
-        finish(r, &r->bufs[(k - lanes) % n_bufs]);
+    if (k >= lanes && finish(r, &r->bufs[(k - lanes) % n_bufs]) != 0)
+        return stop_cuda(r);
     if (k + PIPELINE_LOOKAHEAD < r->n_batches) {
         batch_buf *y = &r->bufs[(k + PIPELINE_LOOKAHEAD) % n_bufs];
         wait_check(r, y);
@@ -354,18 +396,23 @@ int pipeline_next(batch_run *r, batch_buf **out)
     return 1;
 }
 
-void pipeline_drain(batch_run *r)
+int pipeline_drain(batch_run *r)
 {
+    int rc = 0;
     rp_wait(r->pool);
-    release_handed(r);
+    if (release_handed(r) != 0)
+        rc = -1;
     /* A batch stopped half-way may have work on its stream, and no
-     * event after it. */
-    for (int s = 0; s < r->streams; s++)
-        CUDA_CHECK(cudaStreamSynchronize(r->lanes[s]));
+     * event after it. After a failure each call is still made: what
+     * can finish does, before its buffers are freed. */
+    for (int s = 0; s < r->lanes_made; s++)
+        if (RUN_CUDA(r, cudaStreamSynchronize(r->lanes[s])))
+            rc = -1;
     for (int b = 0; b < r->n_bufs; b++) {
         batch_buf *x = &r->bufs[b];
-        if (x->in_flight)
-            CUDA_CHECK(cudaEventSynchronize(x->done));
+        if (x->in_flight && RUN_CUDA(r, cudaEventSynchronize(x->done)))
+            rc = -1;
         x->in_flight = x->checking = x->timed = 0;
     }
+    return rc;
 }

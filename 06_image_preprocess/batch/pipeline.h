@@ -26,6 +26,7 @@
 #include "batch_inputs.h"
 #include "decoder.h"
 #include "imgbatch.h"
+#include "lib_support.h"
 #include "reader_pool.h"
 #include "transform.h"
 
@@ -93,6 +94,7 @@ typedef struct batch_run {
     batch_buf *bufs;             /* streams + 3 of them, in turn */
     int n_bufs;
     cudaStream_t *lanes;         /* the CUDA streams */
+    int lanes_made;              /* of them, created so far */
     void *d_tensor;              /* the whole tensor, or NULL */
     size_t tensor_bytes, arena_bytes, bits_bytes;
     size_t our_device_bytes;     /* every buffer of ours on the GPU */
@@ -106,7 +108,8 @@ typedef struct batch_run {
     pass_counts counts;
     size_t next_batch, n_batches;
     batch_buf *handed;           /* the batch the caller holds */
-    int failed;                  /* a file stopped the run */
+    int failed;                  /* a file or a CUDA call stopped it */
+    int cuda_failed;             /* a CUDA call: the GPU is unusable */
     char error[BATCH_ERR_LEN];
 } batch_run;
 
@@ -144,24 +147,36 @@ struct batch_buf {
 
 /* Allocates the buffers, streams and the check's rows (after the device
  * is selected and the decoder opened), the whole tensor if asked and it
- * fits, and says so if o->verbose. Returns 0, or -1 with why when memory
- * is short. */
-int pipeline_start(batch_run *r, char *why, size_t why_len);
+ * fits beside the memory kept free for nvJPEG, and says so if
+ * o->verbose. Returns 0, or -1 with why (memory short, a CUDA call
+ * failed; *cuda says which: 1 for a CUDA call): pipeline_stop then frees
+ * what was made. */
+int pipeline_start(batch_run *r, int *cuda, char *why, size_t why_len);
 
-/* A pass over r->n_images files: queues the first reads. */
-void pipeline_begin(batch_run *r);
+/* A pass over r->n_images files: queues the first reads. Returns 0, or
+ * -1 (r->error) when the GPU failed. */
+int pipeline_begin(batch_run *r);
 
 /* Submits the next batch, its files read: returns 1 with *out (its work
  * enqueued on its lane, not finished), 0 when the pass is over (every
  * batch finished, every check done), -1 when a file cannot be used (not
- * skip_bad; r->error names it). */
+ * skip_bad; r->error names it) or a CUDA call failed (r->error names it,
+ * r->cuda_failed is 1). */
 int pipeline_next(batch_run *r, batch_buf **out);
 
 /* Finishes a pass early (after -1, or to stop): the readers idle, every
- * batch in flight finished. */
-void pipeline_drain(batch_run *r);
+ * batch in flight finished. Returns 0, or -1 when the GPU failed (then
+ * r->error says how, unless an earlier failure is there). */
+int pipeline_drain(batch_run *r);
 
-void pipeline_stop(batch_run *r);
+/* Frees whatever pipeline_start made, also after it failed half-way.
+ * Returns 0, or -1 if a CUDA call failed on the way (r->error). */
+int pipeline_stop(batch_run *r);
+
+/* A CUDA call of the run: 0 if it succeeded; else -1, and the run is
+ * stopped with the call's failure (the first one is kept in r->error). */
+int pipeline_cuda(batch_run *r, cudaError_t err, const char *call);
+#define RUN_CUDA(r, call) pipeline_cuda((r), (call), #call)
 
 /* Bytes of image `image`'s slot in an arena: room for the run's
  * channels of planes of its size, rounded up to 256. */

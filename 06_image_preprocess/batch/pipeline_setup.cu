@@ -12,14 +12,14 @@
 #include <cuda_runtime.h>
 
 #include "alloc.h"
-#include "check.h"
 #include "units.h"
 
 #include "pipeline.h"
 
-/* GPU memory left free beside the whole tensor: nvJPEG grows its
- * buffers for files larger than it was told of, its hybrid path's grow
- * with each thread's largest file, and the caller's kernels need some. */
+/* GPU memory left free beside our buffers, the whole tensor or the
+ * batches' own: nvJPEG grows its buffers for files larger than it was
+ * told of, its hybrid path's grow with each thread's largest file, and
+ * the caller's kernels need some. */
 static const size_t RESERVE_BYTES = (size_t)512 << 20;
 static const size_t RESERVE_SHARE = 20;  /* or 1/20 of the GPU, if more */
 
@@ -105,9 +105,30 @@ static void say_memory(const batch_run *r, int whole, int asked,
                                   : " on the GPU");
 }
 
-int pipeline_start(batch_run *r, char *why, size_t why_len)
+/* A CUDA call of pipeline_start: on failure why says which, and *cuda
+ * is 1. */
+#define START_CUDA(call)                                                  \
+    do {                                                                  \
+        if (IB_CUDA(call, why, why_len)) {                                \
+            *cuda = 1;                                                    \
+            return -1;                                                    \
+        }                                                                 \
+    } while (0)
+
+/* A host allocation of pipeline_start: NULL is a failure naming what. */
+#define START_ALLOC(ptr, type, bytes, what)                               \
+    do {                                                                  \
+        if (!((ptr) = (type)ib_calloc(1, (bytes)))) {                     \
+            snprintf(why, why_len, "not enough host memory for %s",       \
+                     what);                                               \
+            return -1;                                                    \
+        }                                                                 \
+    } while (0)
+
+int pipeline_start(batch_run *r, int *cuda, char *why, size_t why_len)
 {
     const tf_spec *s = r->spec;
+    *cuda = 0;
     r->n_images = r->src->list->count;
     r->n_bufs = r->streams + 1 + PIPELINE_LOOKAHEAD;
     r->image_elems = (size_t)s->channels * s->out_w * s->out_h;
@@ -122,7 +143,7 @@ int pipeline_start(batch_run *r, char *why, size_t why_len)
     size_t host = n * (r->bits_bytes + r->arena_bytes + table +
                        (back ? out : 0)) + r->n_images * r->sample_bytes;
     size_t available = cm_host_available_bytes(NULL);
-    char a[32], b[32], c[32];
+    char a[32], b[32], c[32], d[32];
     if (host > available) {
         snprintf(why, why_len, "not enough host memory for the pinned "
                  "batch buffers and the checks' rows: need %s, %s "
@@ -131,78 +152,81 @@ int pipeline_start(batch_run *r, char *why, size_t why_len)
         return -1;
     }
     size_t free_bytes, total;
-    CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total));
+    START_CUDA(cudaMemGetInfo(&free_bytes, &total));
     size_t base = n * (r->arena_bytes + table + samples);
     r->tensor_bytes = r->n_images * r->image_bytes;
     size_t reserve = total / RESERVE_SHARE > RESERVE_BYTES
                          ? total / RESERVE_SHARE : RESERVE_BYTES;
+    /* The reserve stays free whichever way the tensor goes. */
     int whole = r->o->keep_whole &&
                 base + r->tensor_bytes + reserve <= free_bytes;
     size_t need = base + (whole ? r->tensor_bytes : n * out);
-    if (need > free_bytes) {
+    if (need + reserve > free_bytes) {
         snprintf(why, why_len, "not enough GPU memory for the batch "
-                 "buffers: need %s, %s free of %s",
+                 "buffers: need %s and %s kept free for nvJPEG and the "
+                 "CUDA libraries, %s free of %s",
                  cm_fmt_bytes_short(need, a, sizeof a),
-                 cm_fmt_bytes_short(free_bytes, b, sizeof b),
-                 cm_fmt_bytes_short(total, c, sizeof c));
+                 cm_fmt_bytes_short(reserve, b, sizeof b),
+                 cm_fmt_bytes_short(free_bytes, c, sizeof c),
+                 cm_fmt_bytes_short(total, d, sizeof d));
         return -1;
     }
     r->our_device_bytes = need;
+    /* Zeroed first, so that pipeline_stop frees exactly what was made. */
+    START_ALLOC(r->bufs, batch_buf *, n * sizeof(batch_buf), "the batches");
+    START_ALLOC(r->lanes, cudaStream_t *,
+                (size_t)r->streams * sizeof(cudaStream_t), "the streams");
+    START_ALLOC(r->per_thread, thread_counts *,
+                (size_t)r->threads * sizeof(thread_counts),
+                "the reader threads' counts");
+    START_ALLOC(r->gpu_decoded, uint8_t *, r->n_images, "the routes");
+    START_ALLOC(r->out_index, size_t *, r->n_images * sizeof(size_t),
+                "the tensor index");
+    START_ALLOC(r->list_bits, const uint8_t **, m * sizeof(uint8_t *),
+                "the batch lists");
+    START_ALLOC(r->list_lengths, size_t *, m * sizeof(size_t),
+                "the batch lists");
+    START_ALLOC(r->list_items, size_t *, m * sizeof(size_t),
+                "the batch lists");
+    START_ALLOC(r->list_dests, nj_dest *, m * sizeof(nj_dest),
+                "the batch lists");
     if (whole)
-        CUDA_CHECK(cudaMalloc(&r->d_tensor, r->tensor_bytes));
-    r->bufs = (batch_buf *)cm_host_alloc(n * sizeof(batch_buf), "batches");
-    memset(r->bufs, 0, n * sizeof(batch_buf));
+        START_CUDA(ib_cuda_malloc(&r->d_tensor, r->tensor_bytes));
     for (size_t k = 0; k < n; k++) {
         batch_buf *x = &r->bufs[k];
         x->run = r;
-        CUDA_CHECK(cudaMallocHost(&x->h_bits, r->bits_bytes));
-        CUDA_CHECK(cudaMallocHost(&x->h_staging, r->arena_bytes));
-        CUDA_CHECK(cudaMalloc(&x->d_arena, r->arena_bytes));
-        CUDA_CHECK(cudaMallocHost(&x->h_table, table));
-        CUDA_CHECK(cudaMalloc(&x->d_table, table));
-        CUDA_CHECK(cudaMalloc(&x->d_samples, samples));
+        START_CUDA(ib_cuda_malloc_host((void **)&x->h_bits, r->bits_bytes));
+        START_CUDA(ib_cuda_malloc_host((void **)&x->h_staging,
+                                       r->arena_bytes));
+        START_CUDA(ib_cuda_malloc((void **)&x->d_arena, r->arena_bytes));
+        START_CUDA(ib_cuda_malloc_host((void **)&x->h_table, table));
+        START_CUDA(ib_cuda_malloc((void **)&x->d_table, table));
+        START_CUDA(ib_cuda_malloc((void **)&x->d_samples, samples));
         if (!whole)
-            CUDA_CHECK(cudaMalloc(&x->d_out, out));
+            START_CUDA(ib_cuda_malloc(&x->d_out, out));
         if (back)
-            CUDA_CHECK(cudaMallocHost(&x->h_out, out));
-        CUDA_CHECK(cudaEventCreateWithFlags(&x->done,
+            START_CUDA(ib_cuda_malloc_host(&x->h_out, out));
+        START_CUDA(cudaEventCreateWithFlags(&x->done,
                                             cudaEventDisableTiming));
-        CUDA_CHECK(cudaEventCreateWithFlags(&x->released,
+        START_CUDA(cudaEventCreateWithFlags(&x->released,
                                             cudaEventDisableTiming));
-        CUDA_CHECK(cudaEventCreate(&x->decode_start));
-        CUDA_CHECK(cudaEventCreate(&x->decode_end));
-        x->offset = (size_t *)cm_host_alloc(m * sizeof(size_t), "offsets");
-        x->slot = (size_t *)cm_host_alloc(m * sizeof(size_t), "slots");
-        x->how = (route *)cm_host_alloc(m * sizeof(route), "routes");
-        x->planes = (int *)cm_host_alloc(m * sizeof(int), "planes");
-        x->why = (const char **)cm_host_alloc(m * sizeof(char *), "routes");
-        x->err = (char (*)[BATCH_ERR_LEN])cm_host_alloc(m * BATCH_ERR_LEN,
-                                                        "messages");
-        x->item_of = (size_t *)cm_host_alloc(m * sizeof(size_t), "items");
-        x->names = (const char **)cm_host_alloc(m * sizeof(char *), "names");
+        START_CUDA(cudaEventCreate(&x->decode_start));
+        START_CUDA(cudaEventCreate(&x->decode_end));
+        START_ALLOC(x->offset, size_t *, m * sizeof(size_t), "offsets");
+        START_ALLOC(x->slot, size_t *, m * sizeof(size_t), "slots");
+        START_ALLOC(x->how, route *, m * sizeof(route), "routes");
+        START_ALLOC(x->planes, int *, m * sizeof(int), "planes");
+        START_ALLOC(x->why, const char **, m * sizeof(char *), "routes");
+        START_ALLOC(x->err, char (*)[BATCH_ERR_LEN], m * BATCH_ERR_LEN,
+                    "messages");
+        START_ALLOC(x->item_of, size_t *, m * sizeof(size_t), "items");
+        START_ALLOC(x->names, const char **, m * sizeof(char *), "names");
     }
-    r->lanes = (cudaStream_t *)cm_host_alloc(
-        (size_t)r->streams * sizeof(cudaStream_t), "streams");
-    for (int k = 0; k < r->streams; k++)
-        CUDA_CHECK(cudaStreamCreateWithFlags(&r->lanes[k],
+    for (; r->lanes_made < r->streams; r->lanes_made++)
+        START_CUDA(cudaStreamCreateWithFlags(&r->lanes[r->lanes_made],
                                              cudaStreamNonBlocking));
     size_t all_samples = r->n_images * r->sample_bytes;
-    CUDA_CHECK(cudaMallocHost(&r->h_samples, all_samples ? all_samples : 1));
-    r->gpu_decoded = (uint8_t *)cm_host_alloc(r->n_images, "routes");
-    r->out_index = (size_t *)cm_host_alloc(r->n_images * sizeof(size_t),
-                                           "tensor index");
-    r->list_bits = (const uint8_t **)cm_host_alloc(m * sizeof(uint8_t *),
-                                                   "batch lists");
-    r->list_lengths = (size_t *)cm_host_alloc(m * sizeof(size_t), "lists");
-    r->list_items = (size_t *)cm_host_alloc(m * sizeof(size_t), "lists");
-    r->list_dests = (nj_dest *)cm_host_alloc(m * sizeof(nj_dest), "lists");
-    r->per_thread = (thread_counts *)calloc((size_t)r->threads,
-                                            sizeof(thread_counts));
-    if (!r->per_thread) {
-        snprintf(why, why_len, "not enough memory for the reader threads' "
-                 "counts");
-        return -1;
-    }
+    START_CUDA(ib_cuda_malloc_host((void **)&r->h_samples, all_samples));
     if (r->o->verbose) {
         say_memory(r, whole, r->o->keep_whole, free_bytes, reserve);
         printf("pipeline: %d batch buffers in turn on %d CUDA streams, "
@@ -215,27 +239,48 @@ int pipeline_start(batch_run *r, char *why, size_t why_len)
     return 0;
 }
 
-void pipeline_stop(batch_run *r)
+/* Frees with a CUDA call, keeping the first failure in r->error. */
+static void stop_cuda(batch_run *r, cudaError_t err, const char *call,
+                      int *rc)
 {
-    if (!r->bufs)
-        return;
-    pipeline_drain(r);
-    for (int k = 0; k < r->n_bufs; k++) {
+    if (err != cudaSuccess) {
+        pipeline_cuda(r, err, call);
+        *rc = -1;
+    }
+}
+#define STOP_CUDA(call) stop_cuda(r, (call), #call, &rc)
+
+int pipeline_stop(batch_run *r)
+{
+    int rc = 0;
+    if (r->bufs && r->lanes && r->pool && pipeline_drain(r) != 0)
+        rc = -1;
+    for (int k = 0; r->bufs && k < r->n_bufs; k++) {
         batch_buf *x = &r->bufs[k];
-        CUDA_CHECK(cudaFreeHost(x->h_bits));
-        CUDA_CHECK(cudaFreeHost(x->h_staging));
-        CUDA_CHECK(cudaFree(x->d_arena));
-        CUDA_CHECK(cudaFreeHost(x->h_table));
-        CUDA_CHECK(cudaFree(x->d_table));
-        CUDA_CHECK(cudaFree(x->d_samples));
-        if (!r->d_tensor)
-            CUDA_CHECK(cudaFree(x->d_out));
+        if (x->h_bits)
+            STOP_CUDA(cudaFreeHost(x->h_bits));
+        if (x->h_staging)
+            STOP_CUDA(cudaFreeHost(x->h_staging));
+        if (x->d_arena)
+            STOP_CUDA(cudaFree(x->d_arena));
+        if (x->h_table)
+            STOP_CUDA(cudaFreeHost(x->h_table));
+        if (x->d_table)
+            STOP_CUDA(cudaFree(x->d_table));
+        if (x->d_samples)
+            STOP_CUDA(cudaFree(x->d_samples));
+        if (x->d_out && !r->d_tensor)
+            STOP_CUDA(cudaFree(x->d_out));
         if (x->h_out)
-            CUDA_CHECK(cudaFreeHost(x->h_out));
-        CUDA_CHECK(cudaEventDestroy(x->done));
-        CUDA_CHECK(cudaEventDestroy(x->released));
-        CUDA_CHECK(cudaEventDestroy(x->decode_start));
-        CUDA_CHECK(cudaEventDestroy(x->decode_end));
+            STOP_CUDA(cudaFreeHost(x->h_out));
+        if (x->done)
+            STOP_CUDA(cudaEventDestroy(x->done));
+        if (x->released)
+            STOP_CUDA(cudaEventDestroy(x->released));
+        if (x->decode_start)
+            STOP_CUDA(cudaEventDestroy(x->decode_start));
+        if (x->decode_end)
+            STOP_CUDA(cudaEventDestroy(x->decode_end));
         free(x->offset);
         free(x->slot);
         free(x->how);
@@ -245,11 +290,12 @@ void pipeline_stop(batch_run *r)
         free(x->item_of);
         free(x->names);
     }
-    for (int k = 0; k < r->streams; k++)
-        CUDA_CHECK(cudaStreamDestroy(r->lanes[k]));
+    for (int k = 0; k < r->lanes_made; k++)
+        STOP_CUDA(cudaStreamDestroy(r->lanes[k]));
     if (r->d_tensor)
-        CUDA_CHECK(cudaFree(r->d_tensor));
-    CUDA_CHECK(cudaFreeHost(r->h_samples));
+        STOP_CUDA(cudaFree(r->d_tensor));
+    if (r->h_samples)
+        STOP_CUDA(cudaFreeHost(r->h_samples));
     free(r->bufs);
     free(r->lanes);
     free(r->gpu_decoded);
@@ -260,4 +306,16 @@ void pipeline_stop(batch_run *r)
     free(r->list_dests);
     free(r->per_thread);
     r->bufs = NULL;
+    r->lanes = NULL;
+    r->lanes_made = 0;
+    r->d_tensor = NULL;
+    r->h_samples = NULL;
+    r->gpu_decoded = NULL;
+    r->out_index = NULL;
+    r->list_bits = NULL;
+    r->list_lengths = NULL;
+    r->list_items = NULL;
+    r->list_dests = NULL;
+    r->per_thread = NULL;
+    return rc;
 }

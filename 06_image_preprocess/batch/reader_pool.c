@@ -1,5 +1,6 @@
 /* reader_pool.c - jobs queued in order, their items taken in turn. */
 #include "reader_pool.h"
+#include "lib_support.h"
 
 #include <pthread.h>
 #include <stdlib.h>
@@ -69,11 +70,11 @@ reader_pool *rp_start(int n_threads)
 {
     if (n_threads < 1)
         return NULL;
-    reader_pool *p = calloc(1, sizeof *p);
+    reader_pool *p = ib_calloc(1, sizeof *p);
     if (!p)
         return NULL;
-    p->threads = calloc((size_t)n_threads, sizeof *p->threads);
-    p->workers = calloc((size_t)n_threads, sizeof *p->workers);
+    p->threads = ib_calloc((size_t)n_threads, sizeof *p->threads);
+    p->workers = ib_calloc((size_t)n_threads, sizeof *p->workers);
     if (!p->threads || !p->workers) {
         free(p->threads);
         free(p->workers);

@@ -19,8 +19,6 @@
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
-#include "check.h"
-
 #include "transform.h"
 
 static const int THREADS = 256;
@@ -146,12 +144,12 @@ void tf_image_entry(tf_image *t, const tf_spec *s, size_t offset, size_t w,
     t->crop_y = (unsigned)p.crop_y;
 }
 
-void launch_transform(void *d_out, const tf_image *d_table, int n,
-                      const uint8_t *d_arena, const tf_spec *s,
-                      cudaStream_t stream)
+cudaError_t launch_transform(void *d_out, const tf_image *d_table, int n,
+                             const uint8_t *d_arena, const tf_spec *s,
+                             cudaStream_t stream)
 {
     if (n <= 0)
-        return;
+        return cudaSuccess;
     tf_params p = params_of(s);
     size_t pixels = s->out_w * s->out_h;
     size_t blocks = (pixels + THREADS - 1) / THREADS;
@@ -160,7 +158,7 @@ void launch_transform(void *d_out, const tf_image *d_table, int n,
               (unsigned)n);
     transform_kernel<<<grid, THREADS, 0, stream>>>(d_out, d_table, d_arena,
                                                    p);
-    CUDA_CHECK(cudaGetLastError());
+    return cudaGetLastError();
 }
 
 /* blockIdx.y: the image, blockIdx.z: the channel; the threads cover its
@@ -189,11 +187,11 @@ size_t tf_samples_bytes(const tf_spec *s, size_t n)
            tf_elem_bytes(s->dtype);
 }
 
-void launch_gather_samples(void *d_samples, const void *d_out, int n,
-                           const tf_spec *s, cudaStream_t stream)
+cudaError_t launch_gather_samples(void *d_samples, const void *d_out, int n,
+                                  const tf_spec *s, cudaStream_t stream)
 {
     if (n <= 0)
-        return;
+        return cudaSuccess;
     tf_params p = params_of(s);
     size_t per = (size_t)p.rows * p.out_w;
     size_t blocks = (per + THREADS - 1) / THREADS;
@@ -203,5 +201,5 @@ void launch_gather_samples(void *d_samples, const void *d_out, int n,
     gather_kernel<<<grid, THREADS, 0, stream>>>(
         (uint8_t *)d_samples, (const uint8_t *)d_out, p,
         (unsigned)tf_elem_bytes(s->dtype));
-    CUDA_CHECK(cudaGetLastError());
+    return cudaGetLastError();
 }

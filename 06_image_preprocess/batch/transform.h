@@ -47,15 +47,17 @@ void tf_image_entry(tf_image *t, const tf_spec *s, size_t offset, size_t w,
 
 /* Writes images 0 .. n - 1 of the table as n consecutive tensor images
  * (channels x out_h x out_w elements each) from d_out on. Sides up to
- * TF_MAX_SIDE, n up to 65535. */
-void launch_transform(void *d_out, const tf_image *d_table, int n,
-                      const uint8_t *d_arena, const tf_spec *s,
-                      cudaStream_t stream);
+ * TF_MAX_SIDE, n up to 65535. Returns the launch's error (cudaSuccess
+ * once enqueued). */
+cudaError_t launch_transform(void *d_out, const tf_image *d_table, int n,
+                             const uint8_t *d_arena, const tf_spec *s,
+                             cudaStream_t stream);
 
 /* Copies the sampled rows (tf_sample_row) of n tensor images from d_out
- * into d_samples, packed: image, channel, sampled row, column. */
-void launch_gather_samples(void *d_samples, const void *d_out, int n,
-                           const tf_spec *s, cudaStream_t stream);
+ * into d_samples, packed: image, channel, sampled row, column. Returns
+ * the launch's error. */
+cudaError_t launch_gather_samples(void *d_samples, const void *d_out, int n,
+                                  const tf_spec *s, cudaStream_t stream);
 
 /* Bytes launch_gather_samples writes for n images. */
 size_t tf_samples_bytes(const tf_spec *s, size_t n);
