@@ -9,7 +9,8 @@
 #   make imgbatch_example                  build $(BIN)/imgbatch_example
 #   make run-06-batch ARGS="images/ ..."   build and run imgbatch
 # The chapter's tests (tests/test_06_*) link batch/'s .c files too (a rule
-# of their own, so that libcommon.a comes after them).
+# of their own, so that libcommon.a comes after them); test_06_loader,
+# which opens loaders, links the whole library, .cu files included.
 IMGBATCH_DIR := 06_image_preprocess/batch
 IMGBATCH_LIB_SRC := $(filter-out %/imgbatch.cu %/example.cu,\
   $(wildcard $(IMGBATCH_DIR)/*.cu $(IMGBATCH_DIR)/*.c)) \
@@ -24,9 +25,15 @@ ifneq ($(filter 06_image_preprocess,$(CHAPTERS)),)
 all: $(BIN)/imgbatch $(BIN)/imgbatch_example
 objects: $(IMGBATCH_OBJS) $(EXAMPLE_OBJS)
 $(IMGBATCH_OBJS) $(EXAMPLE_OBJS): | stb
-TESTS_06 := $(patsubst tests/%.c,$(BUILD)/tests/%,$(wildcard tests/test_06_*.c))
+LOADER_TEST := $(BUILD)/tests/test_06_loader
+TESTS_06 := $(filter-out $(LOADER_TEST),\
+  $(patsubst tests/%.c,$(BUILD)/tests/%,$(wildcard tests/test_06_*.c)))
 $(TESTS_06): $(BUILD)/tests/%: $(BUILD)/obj/tests/%.c.o \
   $(call c_objs,06_image_preprocess) $(IMGBATCH_C_OBJS) $(LIBCOMMON)
+	@mkdir -p $(@D)
+	$(CXX) -o $@ $^ $(LDFLAGS) $(LDLIBS) $(SAN_FLAGS)
+$(LOADER_TEST): $(BUILD)/obj/tests/test_06_loader.c.o $(IMGBATCH_LIB_OBJS) \
+  $(LIBCOMMON)
 	@mkdir -p $(@D)
 	$(CXX) -o $@ $^ $(LDFLAGS) $(LDLIBS) $(SAN_FLAGS)
 endif

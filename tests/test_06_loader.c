@@ -176,6 +176,7 @@ static void check_stdout_empty(void)
     dup2(saved_stdout, 1);
     close(saved_stdout);
     struct stat st;
+    memset(&st, 0, sizeof st);
     EXPECT(stat(capture, &st) == 0 && st.st_size == 0);
     if (st.st_size)
         fprintf(stderr, "the library printed with verbose 0: see %s\n",
