@@ -31,6 +31,7 @@
 
 #include "alloc.h"
 #include "check.h"
+#include "gemm.h"
 #include "cost.h"
 #include "device.h"
 #include "files.h"
@@ -96,8 +97,9 @@ typedef struct {
 static void rate_gemm(void *ctx)
 {
     rate_job *j = (rate_job *)ctx;
-    dgemm_rowmajor(j->handle, j->side, j->side, j->side, j->d_a, j->side,
-                   j->d_b, j->side, 0.0, j->d_c, j->side);
+    CUBLAS_CHECK(cm_gemm_rowmajor(j->handle, j->side, j->side, j->side, 1.0,
+                                  j->d_a, j->side, j->d_b, j->side, 0.0,
+                                  j->d_c, j->side));
 }
 
 /* This GPU's DGEMM rate, quickly even where FP64 is slow: the median of

@@ -25,6 +25,7 @@
 #include "alloc.h"
 #include "array.h"
 #include "check.h"
+#include "gemm.h"
 #include "freivalds.h"
 #include "memory.h"
 #include "random.h"
@@ -108,7 +109,8 @@ void part_pool(const memory_run *run)
     cublasHandle_t handle;
     CUBLAS_CHECK(cublasCreate(&handle));
     CUBLAS_CHECK(cublasSetStream(handle, stream));
-    dgemm_rowmajor(handle, n, n, n, d_x, n, d_x, n, 0.0, d_y, n);
+    CUBLAS_CHECK(cm_gemm_rowmajor(handle, n, n, n, 1.0, d_x, n, d_x, n, 0.0,
+                                  d_y, n));
     CUDA_CHECK(cudaStreamSynchronize(stream));
     CUBLAS_CHECK(cublasDestroy(handle));
     pool_state s1 = look(pool, "x, y = rand, dot(x, x):");
