@@ -12,7 +12,9 @@
  * (cudaMallocAsync / cudaFreeAsync) keeps the same kind of pool per device;
  * cudaMemPoolTrimTo(pool, 0) is its free_all_blocks(); CuPy's own pool on
  * that allocator is cupy.cuda.MemoryAsyncPool, whose free_all_blocks() is
- * a synchronize and that trim. The pool counts "used" (held by live
+ * a synchronize and that trim. (The tutorial's get_default_memory_pool()
+ * is CuPy's default MemoryPool, its own pool over cudaMalloc, unless
+ * CuPy is told to use MemoryAsyncPool.) The pool counts "used" (held by live
  * allocations) and "reserved" (taken from the GPU, in chunks).
  */
 #include <stdint.h>
