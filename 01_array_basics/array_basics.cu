@@ -212,9 +212,11 @@ int main(int argc, char **argv)
     free(h_range);
     free(h_printed);
 
-    /* u = cp.random.rand(3, 4): cuRAND fills device memory directly. Its
-     * host-side generator, same type and seed, produces the very same
-     * numbers on the CPU: an exact, independent reference. */
+    /* u = cp.random.rand(3, 4): cuRAND fills device memory directly, in
+     * (0, 1]; cp.random.rand makes an exact 1.0 of these 0.0, for NumPy's
+     * [0, 1), and we print cuRAND's own. Its host-side generator, same
+     * type and seed, produces the very same numbers on the CPU: an exact,
+     * independent reference. */
     printf("\nu = cp.random.rand(3, 4)   (cuRAND XORWOW, seed %llu)\n",
            (unsigned long long)RANDOM_SEED);
     cm_array u = device_array(CM_FLOAT64, 2, 3, 4);

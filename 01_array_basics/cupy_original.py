@@ -147,8 +147,8 @@ _NAMES = step_names(BIG_SIDE ** 2 * 8)
 WHY = {
     _NAMES["x"]: "list to NumPy, pool allocation, Python call vs one "
                  "cudaMemcpy",
-    _NAMES["x_set"]: "the same 32-byte copy into x; CuPy adds a Python "
-                     "call",
+    _NAMES["x_set"]: "the same 32 B: CuPy queues cudaMemcpyAsync (plus a "
+                     "Python call), C's cudaMemcpy waits for the GPU first",
     _NAMES["print_x"]: "a new NumPy array and a Python call vs one "
                        "cudaMemcpy",
     _NAMES["arange"]: "pool allocation and a Python kernel launch vs one "

@@ -111,7 +111,7 @@ int main(int argc, char **argv)
                 " try a smaller N (./lesson 4000)\n", bytes, avail_kb);
         return 1;
     }
-    uint64_t state = 2024;  /* np.random.rand: an LCG's top 53 bits, [0, 1) */
+    uint64_t state = 2024;  /* an LCG, not NumPy's MT19937: 53 bits, [0, 1) */
     for (size_t i = 0; i < count; i++) {
         state = state * 6364136223846793005ULL + 1442695040888963407ULL;
         h_src[i] = (double)(state >> 11) / 9007199254740992.0;     /* 2^53 */

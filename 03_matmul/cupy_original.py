@@ -306,6 +306,10 @@ WHY = {
     S_CPU: "NumPy's BLAS vs plain C (cpu_gemm.c); CPU only",
 }
 
+# The CPU row's Python side is NumPy (its BLAS), not CuPy: the table's
+# call says "NumPy faster" or "NumPy slower" there.
+PYTHON_SIDE = {S_CPU: "NumPy"}
+
 HEADLINE = S_GEMM
 TIMING = ("GPU steps on CUDA events, one pair per repetition, queued back "
           "to back, read after the last (cm_time_events, "

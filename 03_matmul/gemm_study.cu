@@ -82,7 +82,7 @@ static int blocks_for(size_t count)
 void gemm_enqueue(cublasHandle_t handle, const gemm_operands *g,
                   gemm_precision p)
 {
-    int n = (int)g->n;
+    int n = (int)g->n;   /* no wrap: --n is at most INT_MAX */
     const double one64 = 1.0, zero64 = 0.0;
     const float one = 1.0f, zero = 0.0f;
     switch (p) {

@@ -36,6 +36,7 @@
 #include "device.h"
 #include "files.h"
 #include "freivalds.h"
+#include "gemm.h"
 #include "gemm_check.h"
 #include "gemm_plan.h"
 #include "gemm_study.h"
@@ -68,14 +69,14 @@ typedef struct {
  * column-major. Our arrays are row-major, like NumPy's, and a row-major
  * matrix read column-major is its transpose. So we ask cuBLAS for
  * C^T = B^T A^T, which it writes column-major: exactly row-major C = A B.
- * In practice: pass B first, then A. Passing A first computes B A, and
- * nothing complains: only the check against the CPU would catch it. */
+ * In practice: pass B first, then A, as cm_gemm_rowmajor (common/gemm.h)
+ * does. Passing A first computes B A, and nothing complains: only the
+ * check against the CPU would catch it. */
 static void dgemm(const tutorial *t)
 {
-    const double one = 1.0, zero = 0.0;
-    int n = (int)t->n;
-    CUBLAS_CHECK(cublasDgemm(t->handle, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n,
-                             &one, t->d_b, n, t->d_a, n, &zero, t->d_c, n));
+    size_t n = t->n;   /* above INT_MAX: an error, not a wrapped int */
+    CUBLAS_CHECK(cm_gemm_rowmajor(t->handle, n, n, n, 1.0, t->d_a, n,
+                                  t->d_b, n, 0.0, t->d_c, n));
 }
 
 /* The timed steps. cudaMemcpy from the device into pageable (malloc'd)

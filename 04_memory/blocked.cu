@@ -18,28 +18,13 @@
 #include <cublas_v2.h>
 
 #include "check.h"
+#include "gemm.h"
 #include "memory.h"
 #include "tiling.h"
 #include "timing.h"
 #include "units.h"
 
 enum { MAX_STREAMS = 16 };
-
-/* cuBLAS is column-major (Fortran): reading our row-major C it sees C^T.
- * So we ask it for C^T = B^T A^T, which in its view is a plain "no
- * transpose" GEMM with A and B swapped and the sizes read as (cols, rows).
- * The leading dimension is the full matrix's row length, which is what
- * lets a sub-matrix pointer stand for a block. */
-void dgemm_rowmajor(cublasHandle_t handle, size_t rows, size_t cols,
-                    size_t inner, const double *d_a, size_t lda,
-                    const double *d_b, size_t ldb, double beta,
-                    double *d_c, size_t ldc)
-{
-    const double one = 1.0;
-    CUBLAS_CHECK(cublasDgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, (int)cols,
-                             (int)rows, (int)inner, &one, d_b, (int)ldb, d_a,
-                             (int)lda, &beta, d_c, (int)ldc));
-}
 
 typedef struct {
     size_t n, block;
@@ -55,8 +40,9 @@ typedef struct {
 static void one_call(void *ctx)
 {
     gemm_job *j = (gemm_job *)ctx;
-    dgemm_rowmajor(j->handle[0], j->n, j->n, j->n, j->d_a, j->n, j->d_b,
-                   j->n, 0.0, j->d_c, j->n);
+    CUBLAS_CHECK(cm_gemm_rowmajor(j->handle[0], j->n, j->n, j->n, 1.0,
+                                  j->d_a, j->n, j->d_b, j->n, 0.0, j->d_c,
+                                  j->n));
 }
 
 /* block_matrix_multiply(a, b, block). The k loop of one C block must run
@@ -78,12 +64,15 @@ static void blocked_calls(void *ctx)
         for (size_t jb = 0; jb < blocks; jb++) {
             int s = (int)((i * blocks + jb) % (size_t)j->streams);
             size_t rows = tile_extent(n, bs, i), cols = tile_extent(n, bs, jb);
-            for (size_t k = 0; k < blocks; k++)
-                dgemm_rowmajor(j->handle[s], rows, cols,
-                               tile_extent(n, bs, k),
-                               j->d_a + i * bs * n + k * bs, n,
-                               j->d_b + k * bs * n + jb * bs, n, 1.0,
-                               j->d_c + i * bs * n + jb * bs, n);
+            for (size_t k = 0; k < blocks; k++) {
+                /* The views: a[i.., k..], b[k.., j..], c[i.., j..]. */
+                const double *a = j->d_a + i * bs * n + k * bs;
+                const double *b = j->d_b + k * bs * n + jb * bs;
+                double *c = j->d_c + i * bs * n + jb * bs;
+                CUBLAS_CHECK(cm_gemm_rowmajor(j->handle[s], rows, cols,
+                                              tile_extent(n, bs, k), 1.0, a,
+                                              n, b, n, 1.0, c, n));
+            }
         }
     /* Join: stream 0, where the timing events are, waits for the rest. */
     for (int s = 1; s < j->streams; s++) {

@@ -68,8 +68,9 @@ int main(int argc, char **argv)
         return 77;
     }
     /* x = cp.random.rand(10000, 10000), values unused, from the device's
-       default pool in stream order (CuPy: MemoryAsyncPool), on the stream
-       each host thread has without creating one, which waits for no other. */
+       stream-ordered pool (CuPy's MemoryAsyncPool's; the tutorial's
+       MemoryPool is CuPy's own), on each host thread's own stream, which
+       still syncs with the legacy stream 0 (cuBLAS's, cudaMemcpy's here). */
     size_t nbytes = (size_t)10000 * 10000 * sizeof(double);
     double *d_x, *d_a;
     cudaMemPool_t pool;

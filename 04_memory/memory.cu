@@ -31,6 +31,7 @@
 
 #include "alloc.h"
 #include "check.h"
+#include "gemm.h"
 #include "cost.h"
 #include "device.h"
 #include "files.h"
@@ -96,8 +97,9 @@ typedef struct {
 static void rate_gemm(void *ctx)
 {
     rate_job *j = (rate_job *)ctx;
-    dgemm_rowmajor(j->handle, j->side, j->side, j->side, j->d_a, j->side,
-                   j->d_b, j->side, 0.0, j->d_c, j->side);
+    CUBLAS_CHECK(cm_gemm_rowmajor(j->handle, j->side, j->side, j->side, 1.0,
+                                  j->d_a, j->side, j->d_b, j->side, 0.0,
+                                  j->d_c, j->side));
 }
 
 /* This GPU's DGEMM rate, quickly even where FP64 is slow: the median of
@@ -228,10 +230,13 @@ int main(int argc, char **argv)
                                                   : OOC_ANY;
     size_t bytes = cm_mul_size(cm_mul_size(n, n, "A"), sizeof(double), "A");
 
-    /* A budget no plan fits even in 2 MiB pages is known before we touch
-     * the GPU; the pool's real chunk, measured next, may ask for more.
-     * So are the host memory the parts need and the CSV file: a size or
-     * a path that cannot work fails at once, in one line. */
+    /* What cannot work fails here, at once and in one line, before any
+     * part runs: the host memory the parts need, the CSV file, a GPU
+     * without pools and a --mem-limit that no out-of-core plan fits.
+     * Part 4 itself plans and prints its plan where it starts, after
+     * parts 1 to 3; here only the least budget of any plan is compared,
+     * in 2 MiB pages before we touch the GPU, then in the pool's real
+     * chunks, which may ask for more. */
     if (do_outofcore && budget_too_small(mem_limit, n, kind,
                                          OOC_POOL_GRANULE, "pages"))
         return CM_EXIT_USAGE;

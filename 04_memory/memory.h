@@ -35,13 +35,6 @@ typedef struct {
     double outofcore_over_floor, outofcore_over_bound;
 } memory_run;
 
-/* C = A B + beta C for row-major matrices, given as sub-matrix pointers
- * with leading dimensions (elements per row of the full matrix). */
-void dgemm_rowmajor(cublasHandle_t handle, size_t rows, size_t cols,
-                    size_t inner, const double *d_a, size_t lda,
-                    const double *d_b, size_t ldb, double beta,
-                    double *d_c, size_t ldc);
-
 /* cudaMallocHost, or exit 1 naming the bytes when the host cannot pin them. */
 double *pinned_alloc(size_t bytes, const char *what);
 

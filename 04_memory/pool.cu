@@ -12,7 +12,9 @@
  * (cudaMallocAsync / cudaFreeAsync) keeps the same kind of pool per device;
  * cudaMemPoolTrimTo(pool, 0) is its free_all_blocks(); CuPy's own pool on
  * that allocator is cupy.cuda.MemoryAsyncPool, whose free_all_blocks() is
- * a synchronize and that trim. The pool counts "used" (held by live
+ * a synchronize and that trim. (The tutorial's get_default_memory_pool()
+ * is CuPy's default MemoryPool, its own pool over cudaMalloc, unless
+ * CuPy is told to use MemoryAsyncPool.) The pool counts "used" (held by live
  * allocations) and "reserved" (taken from the GPU, in chunks).
  */
 #include <stdint.h>
@@ -25,6 +27,7 @@
 #include "alloc.h"
 #include "array.h"
 #include "check.h"
+#include "gemm.h"
 #include "freivalds.h"
 #include "memory.h"
 #include "random.h"
@@ -108,7 +111,8 @@ void part_pool(const memory_run *run)
     cublasHandle_t handle;
     CUBLAS_CHECK(cublasCreate(&handle));
     CUBLAS_CHECK(cublasSetStream(handle, stream));
-    dgemm_rowmajor(handle, n, n, n, d_x, n, d_x, n, 0.0, d_y, n);
+    CUBLAS_CHECK(cm_gemm_rowmajor(handle, n, n, n, 1.0, d_x, n, d_x, n, 0.0,
+                                  d_y, n));
     CUDA_CHECK(cudaStreamSynchronize(stream));
     CUBLAS_CHECK(cublasDestroy(handle));
     pool_state s1 = look(pool, "x, y = rand, dot(x, x):");

@@ -15,6 +15,7 @@
 #include "alloc.h"
 #include "ceiling.h"
 #include "check.h"
+#include "gemm.h"
 #include "memory.h"
 #include "pack.h"
 #include "random.h"
@@ -115,8 +116,9 @@ typedef struct {
 static void probe_gemm(void *ctx)
 {
     probe_job *j = (probe_job *)ctx;
-    dgemm_rowmajor(j->handle, j->rows, j->cols, j->inner, j->d_a, j->lda,
-                   j->d_b, j->cols, j->beta, j->d_c, j->cols);
+    CUBLAS_CHECK(cm_gemm_rowmajor(j->handle, j->rows, j->cols, j->inner, 1.0,
+                                  j->d_a, j->lda, j->d_b, j->cols, j->beta,
+                                  j->d_c, j->cols));
 }
 
 /* TFLOP/s of j's GEMM (rows x inner A with leading dimension lda, inner x

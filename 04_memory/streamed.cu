@@ -7,6 +7,7 @@
 #include <cublas_v2.h>
 
 #include "check.h"
+#include "gemm.h"
 #include "memory.h"
 #include "streamed.h"
 #include "tiling.h"
@@ -143,11 +144,11 @@ static void slots_gemm(ooc_job *j, const ooc_step *s, int b,
                        size_t first_slot, size_t rows, double beta)
 {
     const ooc_plan *p = j->plan;
-    dgemm_rowmajor(j->handle, rows, s->cols, s->k,
-                   j->d_a[b] + first_slot * p->tile_rows * s->k, s->k,
-                   j->d_b[b], s->cols, beta,
-                   j->d_c[0] + first_slot * p->tile_rows * p->tile_cols,
-                   p->tile_cols);
+    const double *a = j->d_a[b] + first_slot * p->tile_rows * s->k;
+    double *c = j->d_c[0] + first_slot * p->tile_rows * p->tile_cols;
+    CUBLAS_CHECK(cm_gemm_rowmajor(j->handle, rows, s->cols, s->k, 1.0, a,
+                                  s->k, j->d_b[b], s->cols, beta, c,
+                                  p->tile_cols));
 }
 
 /* Tile t is final: home, from its C buffer, once its GEMM is over. */
@@ -248,9 +249,11 @@ static void resident_gemm(ooc_job *j)
             mark_full(j, j->b_in[0], j->copy_a);
         }
         for (size_t f = 0; f < fill; f++) {
-            dgemm_rowmajor(j->handle, tile_extent(n, p->tile_rows, f), n,
-                           inner, j->d_a[f] + k0, n, d_b + k0 * n, n,
-                           kp ? 1.0 : 0.0, j->d_c[f], n);
+            CUBLAS_CHECK(cm_gemm_rowmajor(j->handle,
+                                          tile_extent(n, p->tile_rows, f), n,
+                                          inner, 1.0, j->d_a[f] + k0, n,
+                                          d_b + k0 * n, n, kp ? 1.0 : 0.0,
+                                          j->d_c[f], n));
             if (kp + 1 == p->k_pieces)
                 send_home(j, (int)f, f * p->tile_rows, 0,
                           tile_extent(n, p->tile_rows, f), n);
@@ -270,8 +273,8 @@ static void resident_gemm(ooc_job *j)
             mark_full(j, j->a_in[s], j->copy_a);
             CUDA_CHECK(cudaStreamWaitEvent(j->gemm, j->home[s], 0));
         }
-        dgemm_rowmajor(j->handle, rows, n, n, j->d_a[s], n, d_b, n, 0.0,
-                       j->d_c[s], n);
+        CUBLAS_CHECK(cm_gemm_rowmajor(j->handle, rows, n, n, 1.0, j->d_a[s],
+                                      n, d_b, n, 0.0, j->d_c[s], n));
         send_home(j, s, row0, 0, rows, n);
     }
 }

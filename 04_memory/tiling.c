@@ -245,6 +245,22 @@ double ooc_io_bound_bytes(size_t n, size_t elem_bytes, size_t budget,
     return fmax(stream, whole);
 }
 
+void ooc_io_bound_split(size_t n, size_t elem_bytes, size_t budget,
+                        double *in_bytes, double *out_bytes)
+{
+    double out = (double)n * (double)n * (double)elem_bytes;
+    *out_bytes = out;
+    *in_bytes = ooc_io_bound_bytes(n, elem_bytes, budget, NULL, NULL) - out;
+}
+
+double ooc_io_bound_ms(double in_bytes, double out_bytes, double h2d_gbps,
+                       double d2h_gbps, int copy_engines)
+{
+    double in_ms = in_bytes / (h2d_gbps * 1e6);
+    double out_ms = out_bytes / (d2h_gbps * 1e6);
+    return copy_engines >= 2 ? fmax(in_ms, out_ms) : in_ms + out_ms;
+}
+
 char *ooc_plan_describe(const ooc_plan *p, char *buf, size_t len)
 {
     size_t n = p->n, e = p->elem_bytes;

@@ -210,6 +210,19 @@ double ooc_estimate_ms(const ooc_plan *p, const ooc_rates *rates,
 double ooc_io_bound_bytes(size_t n, size_t elem_bytes, size_t budget,
                           double *streaming, double *once);
 
+/* The bound's bytes by direction: every plan sends each element of C home
+ * once, n^2 elements out (*out_bytes); the rest of the bound comes in
+ * (*in_bytes, never less than A and B once). */
+void ooc_io_bound_split(size_t n, size_t elem_bytes, size_t budget,
+                        double *in_bytes, double *out_bytes);
+
+/* The least time those bytes take on the link, in ms (GB/s: 10^9 bytes
+ * a second). With two copy engines or more in and out run at once, each
+ * on its own engine and direction: max(in / h2d, out / d2h). With fewer
+ * they take turns: in / h2d + out / d2h. */
+double ooc_io_bound_ms(double in_bytes, double out_bytes, double h2d_gbps,
+                       double d2h_gbps, int copy_engines);
+
 /* The least budget with which ooc_plan_make can plan `kind` (OOC_ANY:
  * any plan): the smallest plan's slab rounded up to whole granules. */
 size_t ooc_min_budget(size_t n, size_t elem_bytes, size_t granule,

@@ -2,9 +2,12 @@
  * printed exactly as NumPy's str() prints them.
  *
  *   size_t shape[1] = {4};
+ *   cm_array h = cm_array_new(CM_INT32, 1, shape, CM_ON_HOST);
+ *   for (int i = 0; i < 4; i++) ((int32_t *)h.data)[i] = i + 1;
  *   cm_array x = cm_array_new(CM_INT32, 1, shape, CM_ON_DEVICE);
+ *   cm_array_copy(&x, &h);               // host to device
  *   cm_array_print(stdout, &x);          // [1 2 3 4]  (copies back first)
- *   cm_array_free(&x);
+ *   cm_array_free(&x); cm_array_free(&h);
  *
  * Allocation failures print one line naming the bytes asked and exit 1.
  */

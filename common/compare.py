@@ -270,18 +270,19 @@ def fmt_range(cupy_runs, c_runs):
                        _two_digits(max(cupy_runs) / min(c_runs)))
 
 
-def call(cupy_runs, c_runs):
+def call(cupy_runs, c_runs, side="CuPy"):
     """Which side is faster, said only when every run of one beat every
     run of the other (the two ranges do not overlap), with at least
-    ROUNDS runs each; else "no difference"."""
+    ROUNDS runs each; else "no difference". side names the Python side's
+    code in that row (NumPy on the CPU)."""
     if not cupy_runs or not c_runs:
         return ""
     if min(len(cupy_runs), len(c_runs)) < ROUNDS:
         return "too few runs"
     if min(cupy_runs) > max(c_runs):
-        return "CuPy slower"
+        return side + " slower"
     if max(cupy_runs) < min(c_runs):
-        return "CuPy faster"
+        return side + " faster"
     return "no difference"
 
 
@@ -344,11 +345,14 @@ def side_runs(runs, step):
             [r["c"][step] for r in runs if step in r["c"]])
 
 
-def table_row(runs, step, why):
+def table_row(runs, step, why, sides=None):
+    """sides: the Python side's name for the steps where it is not CuPy
+    (a chapter's optional PYTHON_SIDE)."""
     a, b = side_runs(runs, step)
+    side = by_prefix(sides or {}, step) or "CuPy"
     return [step, fmt_time(median(a)), fmt_time(median(b)),
-            fmt_ratio(median(a), median(b)), fmt_range(a, b), call(a, b),
-            by_prefix(why, step) or ""]
+            fmt_ratio(median(a), median(b)), fmt_range(a, b),
+            call(a, b, side), by_prefix(why, step) or ""]
 
 
 def run_checks(module, c_verdict, doc, cupy_error, c_rows):
@@ -437,13 +441,15 @@ def compare_chapter(folder, program, quick, rounds, driver):
     for r in runs:
         steps += [x["step"] for x in r["c_rows"] if x["step"] not in steps]
     why = dict(module.WHY)
+    sides = dict(getattr(module, "PYTHON_SIDE", {}))
     res.lines.append(gpu_line(res.doc, driver))
     timing = getattr(module, "TIMING", None)
     res.lines.append("timing, both sides: " + timing if timing else
                      "timing: not stated (cupy_original.py has no TIMING)")
     res.lines += runs_lines(rounds)
-    res.lines.append(table_text(TABLE_HEADER, [table_row(runs, step, why)
-                                               for step in steps]))
+    res.lines.append(table_text(TABLE_HEADER,
+                                [table_row(runs, step, why, sides)
+                                 for step in steps]))
 
     checks = merged_checks([r["checks"] for r in runs], rounds)
     for what, ok, detail in checks:
@@ -460,7 +466,7 @@ def compare_chapter(folder, program, quick, rounds, driver):
     head = [s for s in steps if s == module.HEADLINE] or \
         [s for s in steps if s.startswith(module.HEADLINE)]
     if head:
-        res.headline = [name] + table_row(runs, head[0], why)
+        res.headline = [name] + table_row(runs, head[0], why, sides)
     else:
         res.headline = [name, "%s: not measured" % module.HEADLINE,
                         "-", "-", "-", "-", "", ""]

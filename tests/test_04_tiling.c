@@ -234,6 +234,33 @@ static void io_bound(void)
     EXPECT(isinf(ooc_io_bound_bytes(10, 8, 4, NULL, NULL)));
 }
 
+/* The bound by direction (C out once, the rest in) and its time: with
+ * two copy engines the slower direction, with one or none the sum. */
+static void io_bound_time(void)
+{
+    double in, out;
+    /* 1 GiB, n = 10000: the bound is each matrix once, 2.4 GB: A and B
+     * in (1.6 GB), C out (0.8 GB). */
+    ooc_io_bound_split(10000, 8, 1024 * MIB, &in, &out);
+    EXPECT(in == 1.6e9 && out == 0.8e9);
+    /* 256 MiB: the streaming bound, 2.762 GB, of which C's 0.8 GB out. */
+    ooc_io_bound_split(10000, 8, 256 * MIB, &in, &out);
+    EXPECT(out == 0.8e9);
+    EXPECT(near_rel(in + out, ooc_io_bound_bytes(10000, 8, 256 * MIB,
+                                                 NULL, NULL)));
+    /* By hand, 1.6 GB in at 50 GB/s = 32 ms, 0.8 GB out at 40 GB/s = 20
+     * ms: overlapped 32 ms, taking turns 52 ms. */
+    EXPECT(near_rel(ooc_io_bound_ms(1.6e9, 0.8e9, 50.0, 40.0, 2), 32.0));
+    EXPECT(near_rel(ooc_io_bound_ms(1.6e9, 0.8e9, 50.0, 40.0, 3), 32.0));
+    EXPECT(near_rel(ooc_io_bound_ms(1.6e9, 0.8e9, 50.0, 40.0, 1), 52.0));
+    EXPECT(near_rel(ooc_io_bound_ms(1.6e9, 0.8e9, 50.0, 40.0, 0), 52.0));
+    /* The slower direction decides, whichever it is: 0.8 GB out at 10
+     * GB/s = 80 ms against 32 ms in. */
+    EXPECT(near_rel(ooc_io_bound_ms(1.6e9, 0.8e9, 50.0, 10.0, 2), 80.0));
+    /* Not the old one-rate line: all 2.4 GB at the rate in (48 ms). */
+    EXPECT(!near_rel(ooc_io_bound_ms(1.6e9, 0.8e9, 50.0, 40.0, 2), 48.0));
+}
+
 /* Replays of both plans, worked by hand on round numbers: 1 GB/s both
  * ways (1 MB = 1 ms), 1 us per 2D row, packing on the host at 2 GB/s (2
  * MB = 1 ms), 1 TFLOP/s (1 GFLOP = 1 ms). */
@@ -404,6 +431,7 @@ int main(void)
 {
     counts_and_edges();
     io_bound();
+    io_bound_time();
     estimates_by_hand();
 
     /* The tutorial's case: 10000^2 float64 in 1 GiB of 32 MiB chunks.
