@@ -20,7 +20,10 @@ the cross-checks of the two sides' results in every run; PASS or FAIL.
 
 With several chapters (`make compare`) each chapter's table comes first,
 then a summary, one row per chapter (its HEADLINE step, the same work on
-both sides); --summary prints the summary alone. Exit 0 when everything
+both sides); --summary prints the summary alone. With several chapters
+or --summary, a line as each chapter starts ("[2/7] 03_matmul: started,
+3 runs a side") and one as it ends (PASS, FAIL or skipped, after how
+many seconds, and why when it did not pass). Exit 0 when everything
 passed, 1 when a side failed or a check did not hold, 2 for a bad command
 line, 77 when CuPy, NumPy or a GPU is missing (one line saying which,
 before anything runs).
@@ -34,6 +37,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import time
 
 sys.dont_write_bytecode = True   # no __pycache__ in the source folders
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -486,12 +490,28 @@ def summary_lines(results, driver, rounds):
     return lines
 
 
+def progress_word(code):
+    """The word a chapter's end line gives for its exit status."""
+    if code == 0:
+        return "PASS"
+    return "skipped" if code == cupy_env.EXIT_NO_DEVICE else "FAIL"
+
+
 def main(argv):
     quick, summary, rounds, pairs = parse(argv)
     cupy_env.require_cupy()   # exits 77 with its line when missing
     driver = driver_version()
     results = []
-    for folder, program in pairs:
+    # A chapter takes a minute or more: with several, or with --summary
+    # (which holds the tables back), a line as each starts and ends says
+    # how far the run has got.
+    progress = len(pairs) > 1 or summary
+    for k, (folder, program) in enumerate(pairs):
+        tag = "[%d/%d] %s" % (k + 1, len(pairs),
+                              os.path.basename(os.path.normpath(folder)))
+        if progress:
+            print("%s: started, %d runs a side" % (tag, rounds), flush=True)
+        start = time.monotonic()
         res = compare_chapter(folder, program, quick, rounds, driver)
         results.append(res)
         if res.code == cupy_env.EXIT_NO_DEVICE:   # one line, as the labs
@@ -500,8 +520,10 @@ def main(argv):
         elif not summary:
             print(("\n" if len(results) > 1 else "") +
                   "\n".join(res.lines), flush=True)
-        elif res.code:
-            print("%s: FAIL: %s" % (res.name, res.error), flush=True)
+        if progress:
+            print("%s: %s after %.0f s%s" % (
+                tag, progress_word(res.code), time.monotonic() - start,
+                ": " + res.error if res.code else ""), flush=True)
     codes = [r.code for r in results]
     if len(pairs) > 1 or summary:
         print(("" if summary else "\n") +

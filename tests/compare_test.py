@@ -9,6 +9,7 @@
                                        no difference), '-' rows, the timing
                                        line, cross-checks in every run,
                                        PASS / FAIL, --summary, --rounds,
+                                       each chapter's start and end line,
                                        exit 1 / 2 / 77; cupy_env's timers
                                        (queued back to back, or each waited
                                        for) and its CPU count
@@ -24,6 +25,7 @@ import importlib.util
 import io
 import json
 import os
+import re
 import shutil
 import stat
 import subprocess
@@ -541,8 +543,28 @@ def test_driver():
                "no TIMING)\n" in out, "a chapter without TIMING says so",
                show(rc, out, err))
 
+        expect("started" not in out and "[1/1]" not in out,
+               "one chapter: no start or end line", text)
+        rc, out, err = run(tmp, one + ["--summary"])
+        expect(rc == 0 and out.startswith(
+            "[1/1] 99_fake: started, 3 runs a side\n[1/1] 99_fake: PASS "
+            "after "), "one chapter with --summary: its start and end "
+            "line come first", show(rc, out, err))
+
         two = ["98_fake", lab, "99_fake", lab]
         rc, out, err = run(tmp, two + ["--summary"])
+        text = show(rc, out, err)
+        lines = out.splitlines()
+        marks = [s for s in lines if s.startswith("[")]
+        expect(len(marks) == 4 and
+               marks[0] == "[1/2] 98_fake: started, 3 runs a side" and
+               re.match(r"\[1/2\] 98_fake: PASS after \d+ s$", marks[1])
+               and marks[2] == "[2/2] 99_fake: started, 3 runs a side" and
+               re.match(r"\[2/2\] 99_fake: PASS after \d+ s$", marks[3])
+               and lines.index(marks[3]) < lines.index(
+                   [s for s in lines if s.startswith("Summary")][0]),
+               "--summary: a line as each chapter starts and ends, "
+               "before the summary", text)
         summary = [s for s in out.splitlines() if s.startswith("9")]
         expect(rc == 0 and "step  " not in out.split("Summary")[0] and
                len(summary) == 2 and summary[0].split()[:2] ==
@@ -554,15 +576,43 @@ def test_driver():
                "min-max and call", show(rc, out, err))
 
         rc, out, err = run(tmp, two)
+        lines = out.splitlines()
         expect(rc == 0 and out.count("check the C lab") == 2 and
                "Summary" in out, "several chapters: tables, then the "
                "summary", show(rc, out, err))
+        start = lines.index("[2/2] 99_fake: started, 3 runs a side") \
+            if "[2/2] 99_fake: started, 3 runs a side" in lines else -1
+        expect(0 < start < lines.index("99_fake: the C lab (%s) and the "
+                                       "tutorial's CuPy (99_fake/"
+                                       "cupy_original.py)" % lab) and
+               re.match(r"\[2/2\] 99_fake: PASS after \d+ s$",
+                        lines[lines.index("PASS (3 checks, each in all 3 "
+                                          "runs)", start) + 1]),
+               "several chapters: the start line before each table, the "
+               "end line right after it", show(rc, out, err))
 
         rc, out, err = run(tmp, ["98_fake", lab, "99_fake", lab],
                            {"FAKE_CUPY_RC": "3"})
         expect(rc == 1 and out.rstrip().endswith(
             "FAIL: 98_fake, 99_fake"), "a failed chapter fails the "
             "summary", show(rc, out, err))
+
+        rc, out, err = run(tmp, two + ["--summary"], {"FAKE_CUPY_RC": "3"})
+        ends = [s for s in out.splitlines() if s.startswith("[") and
+                "started" not in s]
+        expect(rc == 1 and len(ends) == 2 and all(
+            re.match(r"\[\d/2\] 9\d_fake: FAIL after \d+ s: .*exited 3: "
+                     "fake CuPy side failure", s) for s in ends),
+               "--summary: a failed chapter's end line says FAIL and why",
+               show(rc, out, err))
+
+        rc, out, err = run(tmp, two + ["--summary"], {"FAKE_C_RC": "77"})
+        ends = [s for s in out.splitlines() if s.startswith("[") and
+                "started" not in s]
+        expect(rc == 77 and len(ends) == 2 and all(
+            re.match(r"\[\d/2\] 9\d_fake: skipped after \d+ s: ", s)
+            for s in ends), "--summary, labs that exit 77: each end line "
+            "says skipped", show(rc, out, err))
 
         rc, out, err = run(tmp, one, {"FAKE_NO_GPU": "1"})
         expect(rc == 77 and err.splitlines() == [
