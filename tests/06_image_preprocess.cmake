@@ -159,6 +159,13 @@ bad_batch(out_npy_is_folder "cannot write .*06_fixtures: it is a directory"
           --out-npy "${fx}" "${fx}/batch")
 bad_batch(csv_is_folder "cannot write .*06_fixtures: it is a directory"
           --csv "${fx}" "${fx}/batch")
+# Every file bad, with --skip-bad: each named, then one line, exit 1 and
+# no .npy; before the GPU is touched when the probe refuses them all.
+add_test(imgbatch.bad_all_skipped ${tool_sh} all-bad "${tool}"
+         "${fx}/batch_all_bad" 3)
+set_tests_properties(imgbatch.bad_all_skipped PROPERTIES LABELS cpu
+                     ENVIRONMENT "CUDA_VISIBLE_DEVICES=-1"
+                     FIXTURES_REQUIRED images06)
 cm_cpu_run(imgbatch.no_gpu exit 77 "^imgbatch: ${CM_NO_GPU_LINE}" "${tool}"
            --quick "${fx}/batch")
 set_tests_properties(imgbatch.no_gpu PROPERTIES FIXTURES_REQUIRED images06)
@@ -207,6 +214,11 @@ tool_gpu(batch_resize --resize 40x30 --threads 2 --streams 2
 tool_gpu(batch_skip_bad --skip-bad "${fx}/batch_bad")
 tool_gpu(batch_corrupt_skip --skip-bad --threads 1 "${fx}/batch_corrupt")
 tool_gpu(batch_cut_skip --skip-bad "${fx}/batch_cut")
+# Every file found bad only when decoded, inside the pipeline.
+add_test(imgbatch.gpu_all_undecodable ${tool_sh} all-bad "${tool}"
+         "${fx}/batch_undecodable" 2)
+set_tests_properties(imgbatch.gpu_all_undecodable PROPERTIES LABELS gpu
+                     SKIP_RETURN_CODE 77 FIXTURES_REQUIRED images06)
 tool_gpu(batch_list --list "${fx}/list.txt" --resize 16x9 --streams 1)
 tool_gpu(batch_keep --keep-on-gpu "${fx}/batch")
 tool_gpu(batch_resize_keep --keep-on-gpu --resize 40x30 "${fx}/batch_mixed")
@@ -442,6 +454,14 @@ add_test(imgbatch.gpu_bad_garbage ${tool_sh} bad "${tool}"
 add_test(imgbatch.gpu_bad_garbage_one_thread ${RUN} pass "${tool}"
          --skip-bad --threads 1 --batch-size 5 --resize 64x48
          "${jpegs}/wild_garbage")
+# Scan data zeroed: nvJPEG and stb_image both decode it, each its own
+# way; the check names it, skipped with --skip-bad (the checks of the
+# run then of the images kept), the run stopped naming it without; and
+# alone in its folder, no usable image.
+add_test(imgbatch.gpu_bad_zeroed ${tool_sh} bad "${tool}"
+         "${jpegs}/wild_zeroed" img_00004.jpg)
+add_test(imgbatch.gpu_all_zeroed ${tool_sh} all-bad "${tool}"
+         "${jpegs}/zeroed_only" 1)
 set_tests_properties(imgbatch.gpu_decode_bare imgbatch.gpu_decode_bare_wild
                      imgbatch.gpu_decode_repeatable imgbatch.gpu_npy_gray_f32
                      imgbatch.gpu_npy_rgb_f16 imgbatch.gpu_npy_u8_crop
@@ -449,5 +469,6 @@ set_tests_properties(imgbatch.gpu_decode_bare imgbatch.gpu_decode_bare_wild
                      imgbatch.gpu_vs_cpu_crop imgbatch.gpu_vs_cpu_rgb
                      imgbatch.gpu_bad_files imgbatch.gpu_bad_garbage
                      imgbatch.gpu_bad_garbage_one_thread
+                     imgbatch.gpu_bad_zeroed imgbatch.gpu_all_zeroed
                      PROPERTIES LABELS gpu SKIP_RETURN_CODE 77
                      FIXTURES_REQUIRED jpegs06)

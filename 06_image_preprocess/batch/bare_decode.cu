@@ -131,6 +131,8 @@ static void check_last(batch_run *r, const bare_files *f, size_t first,
              c.failed ? c.first_failed : "");
     cm_check_true(v, "last batch vs stb_image (the rules of the check)",
                   c.failed == 0 && !c.run_why, text);
+    free(c.corrupt);
+    free(c.corrupt_why);
 }
 
 void bare_decode(batch_run *r, int passes, cm_verdict *v)

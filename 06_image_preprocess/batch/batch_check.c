@@ -91,7 +91,15 @@ typedef struct {
     batch_run *r;
     thread_result *per_thread;
     uint8_t *corrupt;         /* by tensor image (skip_bad) */
+    const char **corrupt_why; /* and why */
 } check_job;
+
+/* With --skip-bad: the reasons a file is left out by the check. */
+static const char NOT_DECODABLE[] =
+    "the GPU decoded it without an error, stb_image cannot";
+static const char DECODED_APART[] =
+    "the GPU decoded it without an error, stb_image differently (a "
+    "corrupt scan both decode, each its own way)";
 
 static void add(check_stats *to, const check_stats *s)
 {
@@ -123,8 +131,9 @@ static void sampled_item(void *ctx, size_t item, int thread)
         why = "not enough memory to decode it again";
     } else if (inputs_decode(r->src, image, ref, err, sizeof err) != 0) {
         /* A corrupt scan the GPU decoder did not report. */
-        if (r->o->skip_bad && job->corrupt) {
+        if (r->o->skip_bad) {
             job->corrupt[item] = 1;
+            job->corrupt_why[item] = NOT_DECODABLE;
             t->corrupt++;
         } else {
             t->unreadable++;
@@ -136,6 +145,18 @@ static void sampled_item(void *ctx, size_t item, int thread)
         check_compare(r->spec, &r->levels, &p, ref, r->src->channels, w, h,
                       r->h_samples + item * r->sample_bytes, &st);
         why = check_image_verdict(&st, gpu, r->spec->channels);
+        /* Scan data zeroed or garbled, its markers whole: nvJPEG's
+         * hardware decoder reports no error, stb_image may decode it
+         * too, and each makes its own pixels of the nonsense. With
+         * --skip-bad the file is left out, and the sums below are of
+         * the images kept. (Values of no level are no file's fault.) */
+        if (why && gpu && !st.inexact && r->o->skip_bad) {
+            job->corrupt[item] = 1;
+            job->corrupt_why[item] = DECODED_APART;
+            t->corrupt++;
+            free(ref);
+            return;
+        }
         add(gpu ? &t->gpu : &t->cpu, &st);
         double share = st.values ? (double)st.one_level / st.values : 0;
         if (gpu && share > t->worst_share) {
@@ -155,12 +176,15 @@ sampled_result check_sampled(batch_run *r, size_t n_out)
     sampled_result s;
     memset(&s, 0, sizeof s);
     s.first_failed = s.worst = "";
+    size_t n = n_out ? n_out : 1;
     check_job job = {r, (thread_result *)calloc((size_t)r->threads,
                                                 sizeof(thread_result)),
-                     (uint8_t *)calloc(n_out ? n_out : 1, 1)};
-    if (!job.per_thread || !job.corrupt) {
+                     (uint8_t *)calloc(n, 1),
+                     (const char **)calloc(n, sizeof(const char *))};
+    if (!job.per_thread || !job.corrupt || !job.corrupt_why) {
         free(job.per_thread);
         free(job.corrupt);
+        free(job.corrupt_why);
         s.failed = s.unreadable = n_out;
         s.first_why = "not enough memory for the check";
         return s;
@@ -190,10 +214,13 @@ sampled_result check_sampled(batch_run *r, size_t n_out)
         s.first_failed = r->src->list->paths[r->out_index[first]];
     s.run_why = check_run_verdict(&s.gpu, r->spec->channels);
     free(job.per_thread);
-    if (s.n_corrupt)
+    if (s.n_corrupt) {
         s.corrupt = job.corrupt;
-    else
+        s.corrupt_why = job.corrupt_why;
+    } else {
         free(job.corrupt);
+        free(job.corrupt_why);
+    }
     return s;
 }
 

@@ -80,9 +80,14 @@ typedef struct {
     check_stats gpu, cpu;     /* summed over the images of each path */
     size_t unreadable;        /* images stb_image could not decode again */
     /* With skip_bad, such a file is corrupt (nvJPEG's hardware decoder
-     * does not report every corrupt scan): not a failure but skipped.
-     * corrupt[i] is 1 for tensor image i; NULL if none; free() it. */
+     * does not report every corrupt scan): not a failure but skipped;
+     * so is a GPU-decoded image that breaks a rule of its own (a corrupt
+     * scan that stb_image decodes too, each decoder its own way). Those
+     * images count in no sum here. corrupt[i] is 1 for tensor image i,
+     * corrupt_why[i] the reason (a string constant); both NULL if none;
+     * free() them. */
     uint8_t *corrupt;
+    const char **corrupt_why;
     size_t n_corrupt;
     size_t failed;            /* images that broke a rule (or unreadable) */
     const char *first_failed; /* the first of those in the tensor: path */

@@ -232,7 +232,7 @@ int inputs_check(batch_source *src, int skip_bad, int verbose,
     }
     list->count = kept;
     if (kept == 0) {
-        snprintf(err, err_len, "no image left to process (%zu skipped)",
+        snprintf(err, err_len, "no usable image: all %zu files were skipped",
                  *skipped);
         return -1;
     }

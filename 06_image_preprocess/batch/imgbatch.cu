@@ -158,13 +158,28 @@ static size_t npy_drop(npy_out *o, size_t n, size_t image_bytes,
     return kept;
 }
 
-/* The checks after the passes: what came back, every value; the sampled
- * rows against stb_image; the same bits every pass; every image there.
- * Returns the sampled check's corrupt files (batch_check.h), each named
- * on a "skipped:" line here. */
-static sampled_result check_all(batch_run *r, int passes, size_t n_out,
-                                int repeatable, cm_verdict *v)
+/* The sampled rows against stb_image (batch_check.h), first of the
+ * checks: the corrupt files it finds are named here on "skipped:" lines,
+ * and the checks after it count only the images kept. */
+static sampled_result check_first(batch_run *r, size_t n_out)
 {
+    sampled_result s = check_sampled(r, n_out);
+    for (size_t i = 0; s.corrupt && i < n_out; i++)
+        if (s.corrupt[i])
+            fprintf(stderr, "skipped: %s: corrupt: %s; left out\n",
+                    r->src->list->paths[r->out_index[i]],
+                    s.corrupt_why[i]);
+    return s;
+}
+
+/* The checks after the passes: what came back, every value; the sampled
+ * rows (s, from check_first) against stb_image; the same bits every
+ * pass; every image there. */
+static void check_all(batch_run *r, int passes, size_t n_out,
+                      int repeatable, const sampled_result *checked,
+                      cm_verdict *v)
+{
+    const sampled_result s = *checked;
     char text[1536];
     if (r->o->copy_to_host) {
         size_t checked = 0, bad = 0, first = 0;
@@ -181,12 +196,6 @@ static sampled_result check_all(batch_run *r, int passes, size_t n_out,
         cm_check_true(v, "every image back on the host vs its planes "
                       "(every value)", bad == 0 && checked > 0, text);
     }
-    sampled_result s = check_sampled(r, n_out);
-    for (size_t i = 0; s.corrupt && i < n_out; i++)
-        if (s.corrupt[i])
-            fprintf(stderr, "skipped: %s: corrupt: the GPU decoded it "
-                    "without an error, stb_image cannot; left out\n",
-                    r->src->list->paths[r->out_index[i]]);
     const check_stats *g = &s.gpu;
     double n = g->values ? (double)g->values : 1;
     printf("check: rows 8k + 3k mod 8 (one in every 8) of every image, "
@@ -219,15 +228,14 @@ static sampled_result check_all(batch_run *r, int passes, size_t n_out,
     snprintf(text, sizeof text, "%zu of %zu", kept, usable);
     cm_check_true(v, "every usable image in the tensor",
                   kept == usable && kept > 0, text);
-    return s;
 }
 
 /* Warm-up (--warmup batches, untimed, when nothing is written: nvJPEG's
  * first calls, the readers' first reads), then the timed passes, each on
  * the host clock from the first read to the last batch's end; the report
  * of the last; the checks; the files. */
-static void run_passes(imgbatch *loader, const batch_options *b,
-                       int passes, cm_verdict *v)
+static int run_passes(imgbatch *loader, const batch_options *b,
+                      int passes, cm_verdict *v)
 {
     batch_run *r = imgbatch_run(loader);
     nj_engine *engine = decoder_engine(r->dec);
@@ -277,7 +285,19 @@ static void run_passes(imgbatch *loader, const batch_options *b,
     decoder_say_failures(r->dec);
     report_pass(r, &r->counts, &s, passes, file_bytes, ms[passes - 1],
                 out != NULL);
-    sampled_result checked = check_all(r, passes, n_out, repeatable, v);
+    sampled_result checked = check_first(r, n_out);
+    /* Nothing left to check or write: one line, and no .npy. */
+    if (n_out == checked.n_corrupt) {
+        if (out)
+            cm_out_abort(&npy.file);
+        fprintf(stderr, "imgbatch: no usable image: all %zu files were "
+                "skipped\n", skipped + r->n_images);
+        free(checked.corrupt);
+        free(checked.corrupt_why);
+        free(ms);
+        return CM_EXIT_FAIL;
+    }
+    check_all(r, passes, n_out, repeatable, &checked, v);
     /* The files last, after every check: kept only if all held, without
      * the corrupt files the check found. The CSV after the .npy is
      * closed, so that two outputs naming one file never write into each
@@ -289,8 +309,10 @@ static void run_passes(imgbatch *loader, const batch_options *b,
         npy_close(&npy, b->out_npy, n_out, r->counts.write_failed, v);
     }
     free(checked.corrupt);
+    free(checked.corrupt_why);
     report_csv(b->opt.csv, &r->counts, &s, skipped, file_bytes, v);
     free(ms);
+    return 0;
 }
 
 int main(int argc, char **argv)
@@ -314,11 +336,14 @@ int main(int argc, char **argv)
     /* One pass when writing the .npy; else --repeat (3, --quick 1). */
     cm_verdict verdict = {0};
     int passes = b.out_npy ? 1 : (int)b.opt.repeat;
+    int rc = 0;
     if (b.bare_decode)
         bare_decode(imgbatch_run(loader), passes, &verdict);
     else
-        run_passes(loader, &b, passes, &verdict);
+        rc = run_passes(loader, &b, passes, &verdict);
     imgbatch_close(loader);
+    if (rc)
+        return rc;  /* said in its one line */
     printf("\n");
     return cm_verdict_report(&verdict);
 }

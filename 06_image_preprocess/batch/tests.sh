@@ -13,8 +13,10 @@
 #       quarter progressive), wild (40 files of many sizes, 4:2:0, 4:2:2,
 #       4:4:4 and gray, some with restart markers, some with Exif),
 #       wild_bad (24 wild files, the 11th's scan data overwritten with
-#       bytes that hold no marker, the 18th cut in half) and wild_garbage
-#       (the same, but the cut one)
+#       bytes that hold no marker, the 18th cut in half), wild_garbage
+#       (the same, but the cut one), wild_zeroed (12 wild files, the
+#       5th's scan data zeroed in its middle fifth: stb_image decodes it
+#       without an error) and zeroed_only (that file alone)
 #   tests.sh routed BIN GPU HYBRID CPU ARGS...
 #       a run that prints PASS and routes GPU images to the GPU (HYBRID
 #       of them by nvJPEG's hybrid path, or "any") and CPU images to the
@@ -30,6 +32,11 @@
 #       files: the same header; gray: no level more than 1 apart, at most
 #       5% 1 apart, the mean difference within 0.1; rgb: the mean
 #       |difference| at most 2 levels, the mean difference within 0.5
+#   tests.sh all-bad BIN DIR COUNT ARGS...
+#       DIR, every file of it bad, with --skip-bad and --out-npy: exit 1,
+#       one stderr line besides the "skipped:" ones, "imgbatch: no usable
+#       image: all COUNT files were skipped", and no .npy, not even a
+#       temporary one (77 passed on)
 #   tests.sh bad BIN DIR NAME...
 #       DIR with --skip-bad prints PASS, names each NAME skipped and
 #       writes a .npy of the other files; DIR without it exits 1 naming
@@ -112,6 +119,37 @@ corpora)
     rm -rf "$dir/wild_garbage"
     cp -r "$dir/wild_bad" "$dir/wild_garbage" &&
         rm "$dir/wild_garbage/img_00017.jpg" || exit 1
+    # The 5th file: its middle fifth zeroed. Zero bits are Huffman codes
+    # of the standard tables (a DC difference of 0, AC coefficients of
+    # -1), and the data after them falls back into step: every decoder
+    # takes it, each making its own pixels of it.
+    mk wild_zeroed --count 12 --kind wild --seed 5
+    zeroed=$dir/wild_zeroed/img_00004.jpg
+    size=$(wc -c <"$zeroed")
+    dd if=/dev/zero of="$zeroed" bs=1 seek=$((size * 2 / 5)) \
+        count=$((size / 5)) conv=notrunc status=none || exit 1
+    rm -rf "$dir/zeroed_only"
+    mkdir "$dir/zeroed_only" && cp "$zeroed" "$dir/zeroed_only/" || exit 1
+    ;;
+all-bad)
+    dir=$1 count=$2
+    shift 2
+    out=$(mktemp -d) || exit 1
+    trap 'rm -rf "$out"' EXIT
+    "$bin" --skip-bad --out-npy "$out/x.npy" "$@" "$dir" >"$out/log" \
+        2>"$out/err"
+    rc=$?
+    [ $rc -eq 77 ] && { cat "$out/log" "$out/err"; exit 77; }
+    want="imgbatch: no usable image: all $count files were skipped"
+    other=$(grep -v '^skipped: ' "$out/err")
+    left=$(ls "$out" | grep -v '^log$\|^err$')
+    if [ $rc -ne 1 ] || [ "$other" != "$want" ] || [ -n "$left" ]; then
+        cat "$out/log" "$out/err"
+        fail "expected exit 1, '$want' and no .npy; got exit $rc, \
+'$other', left: $left"
+    fi
+    grep -c '^skipped: ' "$out/err" | sed 's/$/ skipped: lines/'
+    echo "$other"
     ;;
 routed)
     gpu=$1 hybrid=$2 cpu=$3
@@ -216,7 +254,7 @@ bad)
     ;;
 *)
     echo "usage: tests.sh outputs|corpora|routed|repeatable|npy|gpu-vs-cpu|\
-bad ..." >&2
+all-bad|bad ..." >&2
     exit 2
     ;;
 esac
