@@ -374,8 +374,19 @@ if(NOT HAVE_NVJPEG)
                        FIXTURES_REQUIRED jpegs06)
   return()
 endif()
+# What the GPU has: --print-engine, and IMGBATCH_EMULATE_NO_ENGINE=1
+# making it say none (tests tests.sh routed and bare adapt to it).
+cm_cpu_run(imgbatch.print_engine_no_gpu exit 77 "^imgbatch: ${CM_NO_GPU_LINE}"
+           "${tool}" --print-engine)
+tool_usage(print_engine_images "--print-engine takes no images"
+           --print-engine d)
+add_test(imgbatch.gpu_print_engine ${tool_sh} engine "${tool}")
+set_tests_properties(imgbatch.gpu_print_engine PROPERTIES LABELS gpu
+                     SKIP_RETURN_CODE 77)
 # GPU: each kind of file goes where it must, and every image matches
-# stb_image's decode by the rules of batch/batch_check.h (PASS).
+# stb_image's decode by the rules of batch/batch_check.h (PASS). The
+# numbers are a GPU's with a JPEG engine; tests.sh routed turns them
+# into what one without it does.
 # decoded(SUFFIX GPU HYBRID CPU ARGS...): GPU images on the GPU, HYBRID of
 # them (progressive JPEGs) by nvJPEG's hybrid path ("any": whichever),
 # CPU on the CPU.
@@ -417,9 +428,9 @@ decoded(wild_gpu_hybrid 40 0 0 --nvjpeg-backend gpu-hybrid --resize 64x48
 decoded(wild_hybrid 40 40 0 --nvjpeg-backend hybrid --resize 64x48
         "${wild}")
 decoded(wild_cpu 0 0 40 --decoder cpu --color rgb --resize 64x48 "${wild}")
-add_test(imgbatch.gpu_decode_bare ${RUN} pass "${tool}" --bare-decode
+add_test(imgbatch.gpu_decode_bare ${tool_sh} bare "${tool}"
          --batch-size 10 "${jpegs}/mixed")
-add_test(imgbatch.gpu_decode_bare_wild ${RUN} pass "${tool}" --bare-decode
+add_test(imgbatch.gpu_decode_bare_wild ${tool_sh} bare "${tool}"
          --resize 64x48 --color rgb "${wild}")
 add_test(imgbatch.gpu_decode_repeatable ${tool_sh} repeatable "${tool}"
          "${jpegs}/baseline" "${jpegs}/repeat")

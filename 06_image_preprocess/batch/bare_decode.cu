@@ -146,7 +146,14 @@ void bare_decode(batch_run *r, int passes, cm_verdict *v)
            r->n_images);
     if (f.n == 0) {
         cm_check_true(v, "files for the batched decoder", 0,
-                      engine ? "none" : "no GPU decoder");
+                      !engine ? "no GPU decoder"
+                      : nj_batched(engine) ? "none"
+                      : r->o->backend == IMGBATCH_BACKEND_HYBRID
+                          ? "none: --nvjpeg-backend hybrid has no batched "
+                            "decoder"
+                          : "none: auto has no batched decoder without "
+                            "a JPEG engine (--nvjpeg-backend gpu-hybrid "
+                            "times the GPU hybrid backend's)");
         free_files(&f);
         return;
     }

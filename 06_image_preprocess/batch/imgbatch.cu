@@ -27,6 +27,7 @@
 
 #include "alloc.h"
 #include "check.h"
+#include "device.h"
 #include "files.h"
 #include "timing.h"
 #include "verify.h"
@@ -315,6 +316,18 @@ static int run_passes(imgbatch *loader, const batch_options *b,
     return 0;
 }
 
+/* --print-engine: "JPEG engine: yes (...)" or "JPEG engine: none (why)"
+ * for the device asked for; the tests ask it what to expect. */
+static int print_engine(int device)
+{
+    struct cudaDeviceProp prop;
+    cm_select_device(device, &prop);  /* exits 77 without a usable GPU */
+    char why[256];
+    int yes = nj_engine_present(why, sizeof why);
+    printf("JPEG engine: %s (%s)\n", yes ? "yes" : "none", why);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     /* --make-corpus DIR ...: write a JPEG corpus (corpus_main.c); no GPU. */
@@ -322,6 +335,8 @@ int main(int argc, char **argv)
         return corpus_main(argc - 1, argv + 1);
     batch_options b;
     batch_cli_parse(argc, argv, &b);
+    if (b.print_engine)
+        return print_engine(b.lib.device);
 
     /* The files are checked before the GPU is touched, so bad input is
      * reported the same way without one. */

@@ -238,7 +238,10 @@ imgbatch_status imgbatch_open(imgbatch **out, const imgbatch_options *o)
     b->dec = decoder_open(&dc, why, sizeof why);
     if (!b->dec) {
         imgbatch_close(b);
-        return ib_fail(IMGBATCH_ERR_INPUT, "%s", why);
+        /* --nvjpeg-backend hardware on a GPU without a JPEG engine */
+        int no_engine = strncmp(why, NJ_NO_ENGINE, strlen(NJ_NO_ENGINE)) == 0;
+        return ib_fail(no_engine ? IMGBATCH_ERR_NO_DEVICE : IMGBATCH_ERR_INPUT,
+                       "%s", why);
     }
     CUDA_CHECK(cudaMemGetInfo(&free1, &total));
     if (o->verbose)

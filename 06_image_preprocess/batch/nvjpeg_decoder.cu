@@ -27,6 +27,14 @@
 #include "jpeg_screen.h"
 #include "nvjpeg_decoder.h"
 
+const char NJ_NO_ENGINE[] = "this GPU has no hardware JPEG decoder";
+
+int nj_emulate_no_engine(void)
+{
+    const char *v = getenv("IMGBATCH_EMULATE_NO_ENGINE");
+    return v && strcmp(v, "1") == 0;
+}
+
 #ifdef CM_HAVE_NVJPEG
 
 #include "nvjpeg_internal.h"
@@ -98,7 +106,10 @@ static nvjpegStatus_t open_handle(const nj_config *cfg, nvjpegHandle_t *h,
         return nj_create(NVJPEG_BACKEND_GPU_HYBRID, h);
     if (cfg->backend == NJ_BACKEND_HYBRID)
         return nj_create(NVJPEG_BACKEND_HYBRID, h);
-    nvjpegStatus_t st = nj_create(NVJPEG_BACKEND_HARDWARE, h);
+    /* The switch stands in for nvjpegCreateEx's refusal on such GPUs. */
+    int emulated = nj_emulate_no_engine();
+    nvjpegStatus_t st = emulated ? NVJPEG_STATUS_ARCH_MISMATCH
+                                 : nj_create(NVJPEG_BACKEND_HARDWARE, h);
     if (st == NVJPEG_STATUS_SUCCESS) {
         *hardware = 1;
         return st;
@@ -106,10 +117,15 @@ static nvjpegStatus_t open_handle(const nj_config *cfg, nvjpegHandle_t *h,
     int none = st == NVJPEG_STATUS_ARCH_MISMATCH ||
                st == NVJPEG_STATUS_JPEG_NOT_SUPPORTED ||
                st == NVJPEG_STATUS_IMPLEMENTATION_NOT_SUPPORTED;
+    if (cfg->backend == NJ_BACKEND_HARDWARE && emulated) {
+        snprintf(why, why_len, "%s (IMGBATCH_EMULATE_NO_ENGINE=1): "
+                 "--nvjpeg-backend hardware cannot run", NJ_NO_ENGINE);
+        return st;
+    }
     if (cfg->backend == NJ_BACKEND_HARDWARE || !none) {
         snprintf(why, why_len, "%s: nvjpegCreateEx(NVJPEG_BACKEND_HARDWARE)"
-                 " failed: %s (%d)", none ? "this GPU has no hardware JPEG "
-                 "decoder" : "nvJPEG", nj_status_name(st), (int)st);
+                 " failed: %s (%d)", none ? NJ_NO_ENGINE : "nvJPEG",
+                 nj_status_name(st), (int)st);
         return st;
     }
     /* T4, V100 and most consumer GPUs: no JPEG engine. Measured with the
@@ -120,10 +136,31 @@ static nvjpegStatus_t open_handle(const nj_config *cfg, nvjpegHandle_t *h,
     nvjpegStatus_t no_hardware = st;
     *batched = 0;
     st = nj_create(NVJPEG_BACKEND_HYBRID, h);
-    printf("decoder: this GPU has no hardware JPEG decoder (%s); every JPEG "
-           "through nvJPEG's hybrid path on the %d reader threads "
-           "instead\n", nj_status_name(no_hardware), cfg->n_parsers);
+    printf("decoder: %s (%s); every JPEG through nvJPEG's hybrid path on "
+           "the %d reader threads instead\n", NJ_NO_ENGINE,
+           emulated ? "IMGBATCH_EMULATE_NO_ENGINE=1"
+                    : nj_status_name(no_hardware), cfg->n_parsers);
     return st;
+}
+
+int nj_engine_present(char *why, size_t why_len)
+{
+    if (nj_emulate_no_engine()) {
+        snprintf(why, why_len, "IMGBATCH_EMULATE_NO_ENGINE=1");
+        return 0;
+    }
+    nvjpegHandle_t h;
+    nvjpegStatus_t st = nj_create(NVJPEG_BACKEND_HARDWARE, &h);
+    if (st != NVJPEG_STATUS_SUCCESS) {
+        snprintf(why, why_len, "nvjpegCreateEx(NVJPEG_BACKEND_HARDWARE): "
+                 "%s", nj_status_name(st));
+        return 0;
+    }
+    unsigned int engines = 0, cores = 0;
+    NVJPEG_CHECK(nvjpegGetHardwareDecoderInfo(h, &engines, &cores));
+    NVJPEG_CHECK(nvjpegDestroy(h));
+    snprintf(why, why_len, "nvJPEG hardware decoder, %u engines", engines);
+    return 1;
 }
 
 /* Makes n decode states of one output format; the hardware backend's

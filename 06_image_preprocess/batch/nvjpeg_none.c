@@ -14,6 +14,16 @@
 
 int nj_built(void) { return 0; }
 
+const char NJ_NO_ENGINE[] = "this GPU has no hardware JPEG decoder";
+
+int nj_emulate_no_engine(void) { return 0; }
+
+int nj_engine_present(char *why, size_t why_len)
+{
+    snprintf(why, why_len, "%s", DECODER_NOT_BUILT);
+    return 0;
+}
+
 nj_engine *nj_open(const nj_config *cfg, char *why, size_t why_len)
 {
     (void)cfg;

@@ -17,10 +17,20 @@
 #       (the same, but the cut one), wild_zeroed (12 wild files, the
 #       5th's scan data zeroed in its middle fifth: stb_image decodes it
 #       without an error) and zeroed_only (that file alone)
+#   tests.sh engine BIN
+#       --print-engine says "JPEG engine: yes" or "none", and "none
+#       (IMGBATCH_EMULATE_NO_ENGINE=1)" with that switch set
 #   tests.sh routed BIN GPU HYBRID CPU ARGS...
 #       a run that prints PASS and routes GPU images to the GPU (HYBRID
 #       of them by nvJPEG's hybrid path, or "any") and CPU images to the
-#       CPU ("routed: ..." line); 77 without a GPU
+#       CPU ("routed: ..." line); 77 without a GPU. The numbers are those
+#       of a GPU with a JPEG engine; where --print-engine says it has
+#       none, auto's hybrid path takes every JPEG the GPU decodes (HYBRID
+#       becomes GPU), and --nvjpeg-backend hardware must be refused: exit
+#       77 and one line naming the missing decoder
+#   tests.sh bare BIN ARGS...
+#       --bare-decode ARGS prints PASS; without a JPEG engine with
+#       --nvjpeg-backend gpu-hybrid, the batched decoder that GPU has
 #   tests.sh repeatable BIN DIR OUT
 #       two runs of the GPU decoder on DIR write identical .npy files
 #   tests.sh npy BIN OUT DESCR SHAPE ARGS...
@@ -54,6 +64,16 @@ passes() {
     [ $rc -eq 77 ] && { cat "$log"; exit 77; }
     [ $rc -eq 0 ] && grep -q '^PASS' "$log" ||
         fail "expected PASS from: $*, got exit $rc" "$log"
+}
+# has_engine: true if the GPU has a hardware JPEG decoder, as imgbatch
+# --print-engine says (77, no GPU, passed on).
+has_engine() {
+    said=$("$bin" --print-engine 2>&1)
+    rc=$?
+    [ $rc -eq 77 ] && { echo "$said"; exit 77; }
+    [ $rc -eq 0 ] || fail "imgbatch --print-engine: exit $rc: $said"
+    case $said in "JPEG engine: yes"*) return 0 ;; esac
+    return 1
 }
 case $mode in
 outputs)
@@ -151,11 +171,38 @@ all-bad)
     grep -c '^skipped: ' "$out/err" | sed 's/$/ skipped: lines/'
     echo "$other"
     ;;
+engine)
+    has_engine
+    echo "$said"
+    emulated=$(IMGBATCH_EMULATE_NO_ENGINE=1 "$bin" --print-engine 2>&1)
+    [ "$emulated" = "JPEG engine: none (IMGBATCH_EMULATE_NO_ENGINE=1)" ] ||
+        fail "IMGBATCH_EMULATE_NO_ENGINE=1: expected 'JPEG engine: none \
+(IMGBATCH_EMULATE_NO_ENGINE=1)', got '$emulated'"
+    echo "$emulated"
+    ;;
 routed)
     gpu=$1 hybrid=$2 cpu=$3
     shift 3
     out=$(mktemp) || exit 1
     trap 'rm -f "$out"' EXIT
+    if ! has_engine; then
+        echo "$said: expecting what such a GPU does"
+        case " $* " in
+        *" --nvjpeg-backend hardware "*)
+            "$bin" "$@" >"$out" 2>"$out.err"
+            rc=$?
+            err=$(cat "$out.err")
+            rm -f "$out.err"
+            case $err in "imgbatch: this GPU has no hardware JPEG decoder"*)
+                [ $rc -eq 77 ] && [ "$(echo "$err" | wc -l)" -eq 1 ] &&
+                    { echo "$err"; exit 0; } ;;
+            esac
+            fail "--nvjpeg-backend hardware without a JPEG engine: expected \
+exit 77 and one line naming it, got exit $rc: $err" "$out" ;;
+        *" --nvjpeg-backend gpu-hybrid "* | *" --decoder cpu "*) ;;
+        *) [ "$hybrid" = any ] || hybrid=$gpu ;;
+        esac
+    fi
     passes "$out" "$bin" "$@"
     want="routed: $gpu images decoded on the GPU"
     if [ "$hybrid" = any ]; then
@@ -166,6 +213,13 @@ routed)
     want="$want, $cpu on the CPU"
     grep -Eq "^$want" "$out" || fail "expected '$want'" "$out"
     grep -E '^(routed|check|PASS)' "$out"
+    ;;
+bare)
+    out=$(mktemp) || exit 1
+    trap 'rm -f "$out"' EXIT
+    has_engine || set -- --nvjpeg-backend gpu-hybrid "$@"
+    passes "$out" "$bin" --bare-decode "$@"
+    grep -E '^(decoder|bare|check|PASS)' "$out"
     ;;
 repeatable)
     dir=$1 out=$2
@@ -253,8 +307,8 @@ bad)
     grep "/$1" "$out" | head -3
     ;;
 *)
-    echo "usage: tests.sh outputs|corpora|routed|repeatable|npy|gpu-vs-cpu|\
-all-bad|bad ..." >&2
+    echo "usage: tests.sh outputs|corpora|engine|routed|bare|repeatable|npy|\
+gpu-vs-cpu|all-bad|bad ..." >&2
     exit 2
     ;;
 esac
