@@ -434,6 +434,15 @@ add_test(imgbatch.gpu_decode_bare_wild ${tool_sh} bare "${tool}"
          --resize 64x48 --color rgb "${wild}")
 add_test(imgbatch.gpu_decode_repeatable ${tool_sh} repeatable "${tool}"
          "${jpegs}/baseline" "${jpegs}/repeat")
+# The check sees local damage: one image's output spoiled in a 16 x 16
+# block by 50 levels (IMGBATCH_TEST_GARBLE, the check's test hook) fails
+# naming its file: in RGB at 224 x 224, where each channel's mean stays
+# within its bound and only the luma's per-pixel bound sees it, and gray.
+add_test(imgbatch.gpu_check_garbled_rgb ${tool_sh} garbled "${tool}"
+         img_00007.jpg 7 --color rgb --dtype float16 --resize 224x224
+         "${wild}")
+add_test(imgbatch.gpu_check_garbled_gray ${tool_sh} garbled "${tool}"
+         img_00003.jpg 3 --dtype uint8 --resize 64x48 "${wild}")
 # The tensor's file: its type and shape in the header, its size.
 add_test(imgbatch.gpu_npy_gray_f32 ${tool_sh} npy "${tool}"
          "${jpegs}/wild_f32.npy" "<f4" "(40, 48, 64)" --resize 64x48
@@ -481,5 +490,7 @@ set_tests_properties(imgbatch.gpu_decode_bare imgbatch.gpu_decode_bare_wild
                      imgbatch.gpu_bad_files imgbatch.gpu_bad_garbage
                      imgbatch.gpu_bad_garbage_one_thread
                      imgbatch.gpu_bad_zeroed imgbatch.gpu_all_zeroed
+                     imgbatch.gpu_check_garbled_rgb
+                     imgbatch.gpu_check_garbled_gray
                      PROPERTIES LABELS gpu SKIP_RETURN_CODE 77
                      FIXTURES_REQUIRED jpegs06)

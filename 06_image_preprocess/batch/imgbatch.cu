@@ -286,6 +286,15 @@ static int run_passes(imgbatch *loader, const batch_options *b,
     decoder_say_failures(r->dec);
     report_pass(r, &r->counts, &s, passes, file_bytes, ms[passes - 1],
                 out != NULL);
+    /* The check's test hook (tests only): IMGBATCH_TEST_GARBLE=N spoils
+     * a 16 x 16 block of tensor image N's sampled rows by 50 levels, as a
+     * decoder that garbles one MCU would; the check must fail naming its
+     * file. */
+    const char *garble = getenv("IMGBATCH_TEST_GARBLE");
+    if (garble && (size_t)strtoull(garble, NULL, 10) < n_out)
+        check_garble(r->spec, &r->levels,
+                     r->h_samples + (size_t)strtoull(garble, NULL, 10) *
+                                        r->sample_bytes, 16, 50);
     sampled_result checked = check_first(r, n_out);
     /* Nothing left to check or write: one line, and no .npy. */
     if (n_out == checked.n_corrupt) {

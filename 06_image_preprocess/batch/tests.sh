@@ -42,6 +42,10 @@
 #       files: the same header; gray: no level more than 1 apart, at most
 #       5% 1 apart, the mean difference within 0.1; rgb: the mean
 #       |difference| at most 2 levels, the mean difference within 0.5
+#   tests.sh garbled BIN NAME N ARGS...
+#       ARGS print PASS; with IMGBATCH_TEST_GARBLE=N (the check's test
+#       hook: tensor image N, file NAME, spoiled in a 16 x 16 block by 50
+#       levels) they exit 1 with a FAIL line naming NAME and the rule
 #   tests.sh all-bad BIN DIR COUNT ARGS...
 #       DIR, every file of it bad, with --skip-bad and --out-npy: exit 1,
 #       one stderr line besides the "skipped:" ones, "imgbatch: no usable
@@ -150,6 +154,19 @@ corpora)
         count=$((size / 5)) conv=notrunc status=none || exit 1
     rm -rf "$dir/zeroed_only"
     mkdir "$dir/zeroed_only" && cp "$zeroed" "$dir/zeroed_only/" || exit 1
+    ;;
+garbled)
+    name=$1 n=$2
+    shift 2
+    out=$(mktemp) || exit 1
+    trap 'rm -f "$out"' EXIT
+    passes "$out" "$bin" "$@"
+    IMGBATCH_TEST_GARBLE=$n "$bin" "$@" >"$out" 2>&1
+    rc=$?
+    [ $rc -eq 1 ] && grep -q "^FAIL: .*/$name: " "$out" ||
+        fail "IMGBATCH_TEST_GARBLE=$n: expected exit 1 and FAIL naming \
+$name, got exit $rc" "$out"
+    grep -E '^(check|FAIL)' "$out"
     ;;
 all-bad)
     dir=$1 count=$2
@@ -308,7 +325,7 @@ bad)
     ;;
 *)
     echo "usage: tests.sh outputs|corpora|engine|routed|bare|repeatable|npy|\
-gpu-vs-cpu|all-bad|bad ..." >&2
+gpu-vs-cpu|garbled|all-bad|bad ..." >&2
     exit 2
     ;;
 esac
