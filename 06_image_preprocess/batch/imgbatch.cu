@@ -300,8 +300,13 @@ static int run_passes(imgbatch *loader, const batch_options *b,
     if (n_out == checked.n_corrupt) {
         if (out)
             cm_out_abort(&npy.file);
-        fprintf(stderr, "imgbatch: no usable image: all %zu files were "
-                "skipped\n", skipped + r->n_images);
+        size_t files = skipped + r->n_images;
+        if (files == 1)
+            fprintf(stderr, "imgbatch: no usable image: its one file was "
+                    "skipped\n");
+        else
+            fprintf(stderr, "imgbatch: no usable image: all %zu files were "
+                    "skipped\n", files);
         free(checked.corrupt);
         free(checked.corrupt_why);
         free(ms);

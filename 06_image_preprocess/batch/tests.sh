@@ -49,8 +49,8 @@
 #   tests.sh all-bad BIN DIR COUNT ARGS...
 #       DIR, every file of it bad, with --skip-bad and --out-npy: exit 1,
 #       one stderr line besides the "skipped:" ones, "imgbatch: no usable
-#       image: all COUNT files were skipped", and no .npy, not even a
-#       temporary one (77 passed on)
+#       image: all COUNT files were skipped" ("its one file" for 1), and
+#       no .npy, not even a temporary one (77 passed on)
 #   tests.sh bad BIN DIR NAME...
 #       DIR with --skip-bad prints PASS, names each NAME skipped and
 #       writes a .npy of the other files; DIR without it exits 1 naming
@@ -71,11 +71,13 @@ passes() {
 }
 # has_engine: true if the GPU has a hardware JPEG decoder, as imgbatch
 # --print-engine says (77, no GPU, passed on).
+# said: its "JPEG engine: ..." line (after the device's).
 has_engine() {
     said=$("$bin" --print-engine 2>&1)
     rc=$?
     [ $rc -eq 77 ] && { echo "$said"; exit 77; }
     [ $rc -eq 0 ] || fail "imgbatch --print-engine: exit $rc: $said"
+    said=$(echo "$said" | grep '^JPEG engine: ')
     case $said in "JPEG engine: yes"*) return 0 ;; esac
     return 1
 }
@@ -178,6 +180,8 @@ all-bad)
     rc=$?
     [ $rc -eq 77 ] && { cat "$out/log" "$out/err"; exit 77; }
     want="imgbatch: no usable image: all $count files were skipped"
+    [ "$count" -eq 1 ] &&
+        want="imgbatch: no usable image: its one file was skipped"
     other=$(grep -v '^skipped: ' "$out/err")
     left=$(ls "$out" | grep -v '^log$\|^err$')
     if [ $rc -ne 1 ] || [ "$other" != "$want" ] || [ -n "$left" ]; then
@@ -191,7 +195,8 @@ all-bad)
 engine)
     has_engine
     echo "$said"
-    emulated=$(IMGBATCH_EMULATE_NO_ENGINE=1 "$bin" --print-engine 2>&1)
+    emulated=$(IMGBATCH_EMULATE_NO_ENGINE=1 "$bin" --print-engine 2>&1 |
+        grep '^JPEG engine: ')
     [ "$emulated" = "JPEG engine: none (IMGBATCH_EMULATE_NO_ENGINE=1)" ] ||
         fail "IMGBATCH_EMULATE_NO_ENGINE=1: expected 'JPEG engine: none \
 (IMGBATCH_EMULATE_NO_ENGINE=1)', got '$emulated'"
