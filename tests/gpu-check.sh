@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # gpu-check.sh - the whole check on a machine with a GPU, in one go: build
 # for that GPU, `make test` (a skipped GPU test counts as a failure here),
+# imgbatch's GPU tests again as on a GPU without a JPEG engine
+# (IMGBATCH_EMULATE_NO_ENGINE=1),
 # compute-sanitizer memcheck of every chapter's --quick run, its lesson and
 # its unsolved exercise (racecheck too for the labs in RACECHECK), then
 # every README capture, i.e. each "<!-- capture: CMD -->" line in

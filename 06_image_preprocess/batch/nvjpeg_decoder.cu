@@ -27,7 +27,8 @@
 #include "jpeg_screen.h"
 #include "nvjpeg_decoder.h"
 
-const char NJ_NO_ENGINE[] = "this GPU has no hardware JPEG decoder";
+/* Both builds: the decoder and the CLI ask them with nvJPEG or without. */
+const char NJ_NO_ENGINE[] = "no hardware JPEG decoder";
 
 int nj_emulate_no_engine(void)
 {
@@ -38,6 +39,8 @@ int nj_emulate_no_engine(void)
 #ifdef CM_HAVE_NVJPEG
 
 #include "nvjpeg_internal.h"
+
+static const char NJ_NO_ENGINE_HERE[] = "no hardware JPEG decoder on this GPU";
 
 const char *nj_status_name(nvjpegStatus_t s)
 {
@@ -118,13 +121,14 @@ static nvjpegStatus_t open_handle(const nj_config *cfg, nvjpegHandle_t *h,
                st == NVJPEG_STATUS_JPEG_NOT_SUPPORTED ||
                st == NVJPEG_STATUS_IMPLEMENTATION_NOT_SUPPORTED;
     if (cfg->backend == NJ_BACKEND_HARDWARE && emulated) {
-        snprintf(why, why_len, "%s (IMGBATCH_EMULATE_NO_ENGINE=1): "
-                 "--nvjpeg-backend hardware cannot run", NJ_NO_ENGINE);
+        snprintf(why, why_len, "%s (IMGBATCH_EMULATE_NO_ENGINE=1 runs as "
+                 "without one): --nvjpeg-backend hardware cannot run",
+                 NJ_NO_ENGINE);
         return st;
     }
     if (cfg->backend == NJ_BACKEND_HARDWARE || !none) {
         snprintf(why, why_len, "%s: nvjpegCreateEx(NVJPEG_BACKEND_HARDWARE)"
-                 " failed: %s (%d)", none ? NJ_NO_ENGINE : "nvJPEG",
+                 " failed: %s (%d)", none ? NJ_NO_ENGINE_HERE : "nvJPEG",
                  nj_status_name(st), (int)st);
         return st;
     }
@@ -137,8 +141,9 @@ static nvjpegStatus_t open_handle(const nj_config *cfg, nvjpegHandle_t *h,
     *batched = 0;
     st = nj_create(NVJPEG_BACKEND_HYBRID, h);
     printf("decoder: %s (%s); every JPEG through nvJPEG's hybrid path on "
-           "the %d reader threads instead\n", NJ_NO_ENGINE,
-           emulated ? "IMGBATCH_EMULATE_NO_ENGINE=1"
+           "the %d reader threads instead\n",
+           emulated ? NJ_NO_ENGINE : NJ_NO_ENGINE_HERE,
+           emulated ? "IMGBATCH_EMULATE_NO_ENGINE=1 runs as without one"
                     : nj_status_name(no_hardware), cfg->n_parsers);
     return st;
 }

@@ -14,10 +14,6 @@
 
 int nj_built(void) { return 0; }
 
-const char NJ_NO_ENGINE[] = "this GPU has no hardware JPEG decoder";
-
-int nj_emulate_no_engine(void) { return 0; }
-
 int nj_engine_present(char *why, size_t why_len)
 {
     snprintf(why, why_len, "%s", DECODER_NOT_BUILT);

@@ -215,7 +215,7 @@ routed)
             rc=$?
             err=$(cat "$out.err")
             rm -f "$out.err"
-            case $err in "imgbatch: this GPU has no hardware JPEG decoder"*)
+            case $err in "imgbatch: no hardware JPEG decoder"*)
                 [ $rc -eq 77 ] && [ "$(echo "$err" | wc -l)" -eq 1 ] &&
                     { echo "$err"; exit 0; } ;;
             esac
