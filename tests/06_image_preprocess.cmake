@@ -159,6 +159,13 @@ bad_batch(out_npy_is_folder "cannot write .*06_fixtures: it is a directory"
           --out-npy "${fx}" "${fx}/batch")
 bad_batch(csv_is_folder "cannot write .*06_fixtures: it is a directory"
           --csv "${fx}" "${fx}/batch")
+# Every file bad, with --skip-bad: each named, then one line, exit 1 and
+# no .npy; before the GPU is touched when the probe refuses them all.
+add_test(imgbatch.bad_all_skipped ${tool_sh} all-bad "${tool}"
+         "${fx}/batch_all_bad" 3)
+set_tests_properties(imgbatch.bad_all_skipped PROPERTIES LABELS cpu
+                     ENVIRONMENT "CUDA_VISIBLE_DEVICES=-1"
+                     FIXTURES_REQUIRED images06)
 cm_cpu_run(imgbatch.no_gpu exit 77 "^imgbatch: ${CM_NO_GPU_LINE}" "${tool}"
            --quick "${fx}/batch")
 set_tests_properties(imgbatch.no_gpu PROPERTIES FIXTURES_REQUIRED images06)
@@ -207,6 +214,11 @@ tool_gpu(batch_resize --resize 40x30 --threads 2 --streams 2
 tool_gpu(batch_skip_bad --skip-bad "${fx}/batch_bad")
 tool_gpu(batch_corrupt_skip --skip-bad --threads 1 "${fx}/batch_corrupt")
 tool_gpu(batch_cut_skip --skip-bad "${fx}/batch_cut")
+# Every file found bad only when decoded, inside the pipeline.
+add_test(imgbatch.gpu_all_undecodable ${tool_sh} all-bad "${tool}"
+         "${fx}/batch_undecodable" 2)
+set_tests_properties(imgbatch.gpu_all_undecodable PROPERTIES LABELS gpu
+                     SKIP_RETURN_CODE 77 FIXTURES_REQUIRED images06)
 tool_gpu(batch_list --list "${fx}/list.txt" --resize 16x9 --streams 1)
 tool_gpu(batch_keep --keep-on-gpu "${fx}/batch")
 tool_gpu(batch_resize_keep --keep-on-gpu --resize 40x30 "${fx}/batch_mixed")
@@ -376,8 +388,19 @@ if(NOT HAVE_NVJPEG)
                        FIXTURES_REQUIRED jpegs06)
   return()
 endif()
+# What the GPU has: --print-engine, and IMGBATCH_EMULATE_NO_ENGINE=1
+# making it say none (tests tests.sh routed and bare adapt to it).
+cm_cpu_run(imgbatch.print_engine_no_gpu exit 77 "^imgbatch: ${CM_NO_GPU_LINE}"
+           "${tool}" --print-engine)
+tool_usage(print_engine_images "--print-engine takes no images"
+           --print-engine d)
+add_test(imgbatch.gpu_print_engine ${tool_sh} engine "${tool}")
+set_tests_properties(imgbatch.gpu_print_engine PROPERTIES LABELS gpu
+                     SKIP_RETURN_CODE 77)
 # GPU: each kind of file goes where it must, and every image matches
-# stb_image's decode by the rules of batch/batch_check.h (PASS).
+# stb_image's decode by the rules of batch/batch_check.h (PASS). The
+# numbers are a GPU's with a JPEG engine; tests.sh routed turns them
+# into what one without it does.
 # decoded(SUFFIX GPU HYBRID CPU ARGS...): GPU images on the GPU, HYBRID of
 # them (progressive JPEGs) by nvJPEG's hybrid path ("any": whichever),
 # CPU on the CPU.
@@ -419,12 +442,21 @@ decoded(wild_gpu_hybrid 40 0 0 --nvjpeg-backend gpu-hybrid --resize 64x48
 decoded(wild_hybrid 40 40 0 --nvjpeg-backend hybrid --resize 64x48
         "${wild}")
 decoded(wild_cpu 0 0 40 --decoder cpu --color rgb --resize 64x48 "${wild}")
-add_test(imgbatch.gpu_decode_bare ${RUN} pass "${tool}" --bare-decode
+add_test(imgbatch.gpu_decode_bare ${tool_sh} bare "${tool}"
          --batch-size 10 "${jpegs}/mixed")
-add_test(imgbatch.gpu_decode_bare_wild ${RUN} pass "${tool}" --bare-decode
+add_test(imgbatch.gpu_decode_bare_wild ${tool_sh} bare "${tool}"
          --resize 64x48 --color rgb "${wild}")
 add_test(imgbatch.gpu_decode_repeatable ${tool_sh} repeatable "${tool}"
          "${jpegs}/baseline" "${jpegs}/repeat")
+# The check sees local damage: one image's output spoiled in a 16 x 16
+# block by 50 levels (IMGBATCH_TEST_GARBLE, the check's test hook) fails
+# naming its file: in RGB at 224 x 224, where each channel's mean stays
+# within its bound and only the luma's per-pixel bound sees it, and gray.
+add_test(imgbatch.gpu_check_garbled_rgb ${tool_sh} garbled "${tool}"
+         img_00007.jpg 7 --color rgb --dtype float16 --resize 224x224
+         "${wild}")
+add_test(imgbatch.gpu_check_garbled_gray ${tool_sh} garbled "${tool}"
+         img_00003.jpg 3 --dtype uint8 --resize 64x48 "${wild}")
 # The tensor's file: its type and shape in the header, its size.
 add_test(imgbatch.gpu_npy_gray_f32 ${tool_sh} npy "${tool}"
          "${jpegs}/wild_f32.npy" "<f4" "(40, 48, 64)" --resize 64x48
@@ -456,6 +488,14 @@ add_test(imgbatch.gpu_bad_garbage ${tool_sh} bad "${tool}"
 add_test(imgbatch.gpu_bad_garbage_one_thread ${RUN} pass "${tool}"
          --skip-bad --threads 1 --batch-size 5 --resize 64x48
          "${jpegs}/wild_garbage")
+# Scan data zeroed: nvJPEG and stb_image both decode it, each its own
+# way; the check names it, skipped with --skip-bad (the checks of the
+# run then of the images kept), the run stopped naming it without; and
+# alone in its folder, no usable image.
+add_test(imgbatch.gpu_bad_zeroed ${tool_sh} bad "${tool}"
+         "${jpegs}/wild_zeroed" img_00004.jpg)
+add_test(imgbatch.gpu_all_zeroed ${tool_sh} all-bad "${tool}"
+         "${jpegs}/zeroed_only" 1)
 set_tests_properties(imgbatch.gpu_decode_bare imgbatch.gpu_decode_bare_wild
                      imgbatch.gpu_decode_repeatable imgbatch.gpu_npy_gray_f32
                      imgbatch.gpu_npy_rgb_f16 imgbatch.gpu_npy_u8_crop
@@ -463,5 +503,8 @@ set_tests_properties(imgbatch.gpu_decode_bare imgbatch.gpu_decode_bare_wild
                      imgbatch.gpu_vs_cpu_crop imgbatch.gpu_vs_cpu_rgb
                      imgbatch.gpu_bad_files imgbatch.gpu_bad_garbage
                      imgbatch.gpu_bad_garbage_one_thread
+                     imgbatch.gpu_bad_zeroed imgbatch.gpu_all_zeroed
+                     imgbatch.gpu_check_garbled_rgb
+                     imgbatch.gpu_check_garbled_gray
                      PROPERTIES LABELS gpu SKIP_RETURN_CODE 77
                      FIXTURES_REQUIRED jpegs06)

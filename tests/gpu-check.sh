@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # gpu-check.sh - the whole check on a machine with a GPU, in one go: build
 # for that GPU, `make test` (a skipped GPU test counts as a failure here),
+# imgbatch's GPU tests again as on a GPU without a JPEG engine
+# (IMGBATCH_EMULATE_NO_ENGINE=1),
 # compute-sanitizer memcheck of every chapter's --quick run, its lesson and
 # its unsolved exercise (racecheck too for the labs in RACECHECK), then
 # every README capture, i.e. each "<!-- capture: CMD -->" line in
@@ -50,6 +52,18 @@ if grep -q 'did not run' "$out/logs/ctest.log"; then
 fi
 grep -E '\*\*\*Failed|Not Run|Timeout' "$out/logs/ctest.log" |
     tee -a "$summary"
+
+# imgbatch's GPU tests once more as on a GPU without a JPEG engine (T4,
+# V100): IMGBATCH_EMULATE_NO_ENGINE=1 (batch/NOTES.md); its tests expect
+# what imgbatch --print-engine says the GPU has.
+case " $chapters " in *" 06_image_preprocess "*)
+    (cd build && IMGBATCH_EMULATE_NO_ENGINE=1 ctest -L gpu -R '^imgbatch\.' \
+        --output-on-failure) >"$out/logs/ctest-no-engine.log" 2>&1
+    note "imgbatch GPU tests, IMGBATCH_EMULATE_NO_ENGINE=1: rc=$? $(grep -E \
+        'tests passed|tests failed' "$out/logs/ctest-no-engine.log")"
+    grep -E '\*\*\*Failed|Not Run|Timeout' "$out/logs/ctest-no-engine.log" |
+        tee -a "$summary";;
+esac
 
 for name in $chapters; do
     bin=build/bin/$name

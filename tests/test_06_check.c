@@ -4,8 +4,10 @@
  * the type and the resize; one pixel two levels off fails; a few
  * percent of pixels one level off pass, a fifth of them fail over the
  * run; a value that is no level fails; stb_image's own images must
- * match exactly; RGB within its looser rules. No GPU: the "GPU" tensor
- * is transform_ref.c's, from planes altered as a decoder would. */
+ * match exactly; RGB within its looser rules, but an image garbled in
+ * one block (the check's test hook, check_garble) fails by its luma. No
+ * GPU: the "GPU" tensor is transform_ref.c's, from planes altered as a
+ * decoder would. */
 #include "test.h"
 #include "../06_image_preprocess/batch/batch_check.h"
 #include "../06_image_preprocess/batch/corpus.h"
@@ -33,8 +35,10 @@ static void gather(const tf_spec *s, const uint8_t *image, uint8_t *out)
 }
 
 /* The comparison of a tensor made from `decoded` with the reference
- * made from `plane`. */
-static check_stats compare(const tf_spec *s, const uint8_t *decoded)
+ * made from `plane`, its sampled rows garbled first in a block of side x
+ * side pixels by `levels` levels (side 0: not). */
+static check_stats compare_garbled(const tf_spec *s, const uint8_t *decoded,
+                                   size_t side, int levels)
 {
     static uint8_t image[3 * 64 * 64 * 4], samples[3 * 64 * 64 * 4];
     tf_place p;
@@ -43,11 +47,18 @@ static check_stats compare(const tf_spec *s, const uint8_t *decoded)
     tf_levels_make(s, &t);
     tf_image_ref(s, &p, decoded, s->channels, SW, SH, image);
     gather(s, image, samples);
+    if (side)
+        check_garble(s, &t, samples, side, levels);
     check_stats st;
     memset(&st, 0, sizeof st);
     check_compare(s, &t, &p, &plane[0][0], s->channels, SW, SH, samples,
                   &st);
     return st;
+}
+
+static check_stats compare(const tf_spec *s, const uint8_t *decoded)
+{
+    return compare_garbled(s, decoded, 0, 0);
 }
 
 /* `decoded` = the reference plus `add` on the pixels whose hash is
@@ -143,6 +154,37 @@ static void other_rules(void)
     }
     st = compare(&s, decoded);
     EXPECT(st.worse > 0 && check_image_verdict(&st, 1, 3) == NULL);
+    EXPECT(st.luma_values > 0 && st.luma_most <= 1);
+    /* One block garbled (the test hook imgbatch applies on the GPU),
+     * every type, same size and resized: its means pass, its luma does
+     * not. 16 x 16 by 50 levels, resized: the per-pixel bound and the
+     * share of pixels; at its size, 4 x 4 (one sampled row, 1% of
+     * pixels): the bound alone; 16 x 16 by 20 (8%): the share alone, its
+     * means within theirs. And gray, by its own rules. */
+    const tf_dtype types[3] = {TF_FLOAT32, TF_FLOAT16, TF_UINT8};
+    for (int k = 0; k < 3; k++) {
+        tf_spec same = spec_of(3, types[k], TF_SAME);
+        tf_spec small = spec_of(3, types[k], TF_RESIZE);
+        st = compare_garbled(&small, &plane[0][0], 16, 50);
+        EXPECT(st.luma_most > CHECK_LUMA_MOST &&
+               st.luma_far > CHECK_LUMA_FAR_SHARE * st.luma_values &&
+               check_image_verdict(&st, 1, 3) != NULL);
+        st = compare_garbled(&same, &plane[0][0], 4, 50);
+        const char *why = check_image_verdict(&st, 1, 3);
+        EXPECT(st.luma_most > CHECK_LUMA_MOST && st.luma_far > 0 &&
+               st.luma_far < CHECK_LUMA_FAR_SHARE * st.luma_values &&
+               (double)st.sum_abs <= CHECK_RGB_MEAN_ABS * st.values &&
+               why && strstr(why, "luma more than 32"));
+        st = compare_garbled(&same, &plane[0][0], 16, 20);
+        why = check_image_verdict(&st, 1, 3);
+        EXPECT(st.luma_most <= CHECK_LUMA_MOST &&
+               st.luma_far > CHECK_LUMA_FAR_SHARE * st.luma_values &&
+               (double)st.sum_abs <= CHECK_RGB_MEAN_ABS * st.values &&
+               why && strstr(why, "over one level"));
+        tf_spec gray = spec_of(1, types[k], TF_SAME);
+        st = compare_garbled(&gray, &plane[0][0], 16, 50);
+        EXPECT(st.worse > 0 && check_image_verdict(&st, 1, 1) != NULL);
+    }
     /* A value that is the output of no level: inexact, whatever path. */
     tf_spec g = spec_of(1, TF_FLOAT32, TF_SAME);
     tf_levels t;

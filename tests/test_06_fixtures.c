@@ -371,6 +371,15 @@ static void write_fixtures(void)
     stbi_write_png(at("batch_corrupt/a.png"), W, H, 1, gray, W);
     write_raw_png("batch_corrupt/b.png", W, H, 8, 0, NULL, 0);
     stbi_write_png(at("batch_corrupt/c.png"), W, H, 1, gray, W);
+    /* Every file bad: refused by the probe before the GPU (all_bad),
+     * or each found only when decoded (undecodable). */
+    mkdir(at("batch_all_bad"), 0755);
+    write_bytes("batch_all_bad/a.png", "", 0);
+    write_bytes("batch_all_bad/b.png", text, sizeof text - 1);
+    write_first_half("gray.png", "batch_all_bad/c.png");
+    mkdir(at("batch_undecodable"), 0755);
+    write_raw_png("batch_undecodable/a.png", W, H, 8, 0, NULL, 0);
+    write_first_half("gray.bmp", "batch_undecodable/b.bmp");
     char list[4096];
     int len = snprintf(list, sizeof list, "%s\n%s\n\n%s\r\n%s\n",
                        at("gray.png"), at("rgb.jpg"), at("gray16.png"),
@@ -392,13 +401,16 @@ static int remove_fixtures(void)
         "list.txt", "batch/a.png", "batch/b.png", "batch/c.jpg",
         "batch/d.bmp", "batch/notes.txt", "batch_mixed/a.png",
         "batch_mixed/b.png", "batch_bad/a.png", "batch_bad/b.png",
-        "batch_bad/c.png"};
+        "batch_bad/c.png", "batch_all_bad/a.png", "batch_all_bad/b.png",
+        "batch_all_bad/c.png", "batch_undecodable/a.png",
+        "batch_undecodable/b.bmp"};
     for (size_t i = 0; i < sizeof files / sizeof files[0]; i++)
         ok &= remove(at(files[i])) == 0;
     for (size_t i = 0; i < sizeof CUT / sizeof CUT[0]; i++)
         ok &= remove(at(CUT[i][1])) == 0;
     const char *dirs[] = {"folder.png", "emptydir", "batch", "batch_mixed",
-                          "batch_bad", "batch_corrupt", "batch_cut", ""};
+                          "batch_bad", "batch_corrupt", "batch_cut",
+                          "batch_all_bad", "batch_undecodable", ""};
     for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++)
         ok &= rmdir(at(dirs[i])) == 0;
     return ok;

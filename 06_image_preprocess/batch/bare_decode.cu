@@ -139,6 +139,8 @@ static void check_last(batch_run *r, const bare_files *f, size_t first,
              c.failed ? c.first_failed : "");
     cm_check_true(v, "last batch vs stb_image (the rules of the check)",
                   c.failed == 0 && !c.run_why, text);
+    free(c.corrupt);
+    free(c.corrupt_why);
 }
 
 void bare_decode(batch_run *r, int passes, cm_verdict *v)
@@ -152,7 +154,14 @@ void bare_decode(batch_run *r, int passes, cm_verdict *v)
            r->n_images);
     if (f.n == 0) {
         cm_check_true(v, "files for the batched decoder", 0,
-                      engine ? "none" : "no GPU decoder");
+                      !engine ? "no GPU decoder"
+                      : nj_batched(engine) ? "none"
+                      : r->o->backend == IMGBATCH_BACKEND_HYBRID
+                          ? "none: --nvjpeg-backend hybrid has no batched "
+                            "decoder"
+                          : "none: auto has no batched decoder without "
+                            "a JPEG engine (--nvjpeg-backend gpu-hybrid "
+                            "times the GPU hybrid backend's)");
         free_files(&f);
         return;
     }

@@ -7,33 +7,89 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* A pixel's luma from its R, G, B levels, BT.601's weights in 8-bit
+ * fixed point (77 + 150 + 29 = 256), the same for both sides. */
+static int luma_of(const int rgb[3])
+{
+    return (77 * rgb[0] + 150 * rgb[1] + 29 * rgb[2] + 128) >> 8;
+}
+
 void check_compare(const tf_spec *s, const tf_levels *t, const tf_place *p,
                    const uint8_t *planes, int n_planes, size_t src_w,
                    size_t src_h, const uint8_t *samples, check_stats *st)
 {
     size_t rows = tf_sample_rows(s->out_h), elem = tf_elem_bytes(s->dtype);
     size_t plane = src_w * src_h;
-    for (int c = 0; c < s->channels; c++) {
-        const uint8_t *in = planes + (n_planes > 1 ? (size_t)c * plane : 0);
-        for (size_t k = 0; k < rows; k++) {
-            size_t y = tf_sample_row(k, s->out_h);
-            const uint8_t *row =
-                samples + (((size_t)c * rows + k) * s->out_w) * elem;
-            for (size_t ox = 0; ox < s->out_w; ox++) {
-                /* The sample at column ox came from column x: flipped. */
-                size_t x = s->flip ? s->out_w - 1 - ox : ox;
-                int want = (int)tf_level_at(in, src_w, src_h, p, x, y);
-                int got = tf_level_of(t, c, row + ox * elem, want);
+    for (size_t k = 0; k < rows; k++) {
+        size_t y = tf_sample_row(k, s->out_h);
+        for (size_t ox = 0; ox < s->out_w; ox++) {
+            /* The sample at column ox came from column x: flipped. */
+            size_t x = s->flip ? s->out_w - 1 - ox : ox;
+            int want[3], got[3], whole = 1;
+            for (int c = 0; c < s->channels; c++) {
+                const uint8_t *in =
+                    planes + (n_planes > 1 ? (size_t)c * plane : 0);
+                const uint8_t *row =
+                    samples + (((size_t)c * rows + k) * s->out_w) * elem;
+                want[c] = (int)tf_level_at(in, src_w, src_h, p, x, y);
+                got[c] = tf_level_of(t, c, row + ox * elem, want[c]);
                 st->values++;
-                if (got < 0) {
+                if (got[c] < 0) {
                     st->inexact++;
+                    whole = 0;
                     continue;
                 }
-                int d = got - want;
+                int d = got[c] - want[c];
                 st->sum += d;
                 st->sum_abs += (unsigned)abs(d);
                 st->one_level += abs(d) == 1;
                 st->worse += abs(d) > 1;
+            }
+            if (s->channels != 3 || !whole)
+                continue;
+            int d = abs(luma_of(got) - luma_of(want));
+            st->luma_values++;
+            st->luma_far += d > 1;
+            st->luma_most = d > st->luma_most ? d : st->luma_most;
+        }
+    }
+}
+
+/* Writes level v of channel c as the tensor's type holds it. */
+static void put_level(const tf_levels *t, int c, int v, uint8_t *at)
+{
+    float f = t->value[c][v];
+    if (t->dtype == TF_UINT8) {
+        *at = (uint8_t)v;
+    } else if (t->dtype == TF_FLOAT32) {
+        memcpy(at, &f, sizeof f);
+    } else {
+        uint16_t h = tf_float_to_half(f);
+        memcpy(at, &h, sizeof h);
+    }
+}
+
+void check_garble(const tf_spec *s, const tf_levels *t, uint8_t *samples,
+                  size_t side, int levels)
+{
+    size_t rows = tf_sample_rows(s->out_h), elem = tf_elem_bytes(s->dtype);
+    for (size_t k = 0; k < rows; k++) {
+        if (tf_sample_row(k, s->out_h) >= side)
+            continue;
+        for (size_t x = 0; x < side && x < s->out_w; x++) {
+            uint8_t *at[3];
+            int v[3] = {0, 0, 0};
+            for (int c = 0; c < s->channels; c++) {
+                at[c] = samples +
+                        (((size_t)c * rows + k) * s->out_w + x) * elem;
+                v[c] = tf_level_of(t, c, at[c], 128);
+                v[c] = v[c] < 0 ? 128 : v[c];
+            }
+            int luma = s->channels == 3 ? luma_of(v) : v[0];
+            int step = luma < 128 ? levels : -levels;
+            for (int c = 0; c < s->channels; c++) {
+                int w = v[c] + step;
+                put_level(t, c, w < 0 ? 0 : w > 255 ? 255 : w, at[c]);
             }
         }
     }
@@ -54,6 +110,11 @@ const char *check_image_verdict(const check_stats *st, int gpu,
                                            "from the reference"
                                          : NULL;
     if (channels == 3) {
+        if (st->luma_most > CHECK_LUMA_MOST)
+            return "a pixel's luma more than 32 levels from stb_image's";
+        if ((double)st->luma_far >
+            CHECK_LUMA_FAR_SHARE * (double)st->luma_values)
+            return "more than 2% of pixels' luma over one level apart";
         if ((double)st->sum_abs > CHECK_RGB_MEAN_ABS * (double)st->values)
             return "mean absolute difference over 2 levels";
         return fabs(mean_of(st->sum, st->values)) > CHECK_RGB_BIAS
@@ -91,7 +152,15 @@ typedef struct {
     batch_run *r;
     thread_result *per_thread;
     uint8_t *corrupt;         /* by tensor image (skip_bad) */
+    const char **corrupt_why; /* and why */
 } check_job;
+
+/* With --skip-bad: the reasons a file is left out by the check. */
+static const char NOT_DECODABLE[] =
+    "the GPU decoded it without an error, stb_image cannot";
+static const char DECODED_APART[] =
+    "the GPU decoded it without an error, stb_image differently (a "
+    "corrupt scan both decode, each its own way)";
 
 static void add(check_stats *to, const check_stats *s)
 {
@@ -101,6 +170,10 @@ static void add(check_stats *to, const check_stats *s)
     to->inexact += s->inexact;
     to->sum += s->sum;
     to->sum_abs += s->sum_abs;
+    to->luma_values += s->luma_values;
+    to->luma_far += s->luma_far;
+    to->luma_most = s->luma_most > to->luma_most ? s->luma_most
+                                                 : to->luma_most;
 }
 
 /* A reader's item: tensor image `item` on its sampled rows. */
@@ -123,8 +196,9 @@ static void sampled_item(void *ctx, size_t item, int thread)
         why = "not enough memory to decode it again";
     } else if (inputs_decode(r->src, image, ref, err, sizeof err) != 0) {
         /* A corrupt scan the GPU decoder did not report. */
-        if (r->o->skip_bad && job->corrupt) {
+        if (r->o->skip_bad) {
             job->corrupt[item] = 1;
+            job->corrupt_why[item] = NOT_DECODABLE;
             t->corrupt++;
         } else {
             t->unreadable++;
@@ -136,6 +210,18 @@ static void sampled_item(void *ctx, size_t item, int thread)
         check_compare(r->spec, &r->levels, &p, ref, r->src->channels, w, h,
                       r->h_samples + item * r->sample_bytes, &st);
         why = check_image_verdict(&st, gpu, r->spec->channels);
+        /* Scan data zeroed or garbled, its markers whole: nvJPEG's
+         * hardware decoder reports no error, stb_image may decode it
+         * too, and each makes its own pixels of the nonsense. With
+         * --skip-bad the file is left out, and the sums below are of
+         * the images kept. (Values of no level are no file's fault.) */
+        if (why && gpu && !st.inexact && r->o->skip_bad) {
+            job->corrupt[item] = 1;
+            job->corrupt_why[item] = DECODED_APART;
+            t->corrupt++;
+            free(ref);
+            return;
+        }
         add(gpu ? &t->gpu : &t->cpu, &st);
         double share = st.values ? (double)st.one_level / st.values : 0;
         if (gpu && share > t->worst_share) {
@@ -155,12 +241,15 @@ sampled_result check_sampled(batch_run *r, size_t n_out)
     sampled_result s;
     memset(&s, 0, sizeof s);
     s.first_failed = s.worst = "";
+    size_t n = n_out ? n_out : 1;
     check_job job = {r, (thread_result *)calloc((size_t)r->threads,
                                                 sizeof(thread_result)),
-                     (uint8_t *)calloc(n_out ? n_out : 1, 1)};
-    if (!job.per_thread || !job.corrupt) {
+                     (uint8_t *)calloc(n, 1),
+                     (const char **)calloc(n, sizeof(const char *))};
+    if (!job.per_thread || !job.corrupt || !job.corrupt_why) {
         free(job.per_thread);
         free(job.corrupt);
+        free(job.corrupt_why);
         s.failed = s.unreadable = n_out;
         s.first_why = "not enough memory for the check";
         return s;
@@ -190,10 +279,13 @@ sampled_result check_sampled(batch_run *r, size_t n_out)
         s.first_failed = r->src->list->paths[r->out_index[first]];
     s.run_why = check_run_verdict(&s.gpu, r->spec->channels);
     free(job.per_thread);
-    if (s.n_corrupt)
+    if (s.n_corrupt) {
         s.corrupt = job.corrupt;
-    else
+        s.corrupt_why = job.corrupt_why;
+    } else {
         free(job.corrupt);
+        free(job.corrupt_why);
+    }
     return s;
 }
 

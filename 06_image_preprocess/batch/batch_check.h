@@ -39,14 +39,32 @@ extern "C" {
  * to every pixel breaks all three.
  *
  * RGB: the two also convert YCbCr to RGB and upsample the chroma their
- * own ways, so a value may be further off at colour edges: we bound each
- * image's mean absolute difference by 2 levels (torchvision's own test
- * of nvJPEG against libjpeg) and its mean signed difference by 0.5. */
+ * own ways (stb_image interpolates the chroma, nvJPEG's default not),
+ * so a value may be further off at colour edges: we bound each image's
+ * mean absolute difference by 2 levels (torchvision's own test of nvJPEG
+ * against libjpeg) and its mean signed difference by 0.5, all the chroma
+ * gets. Local damage hides under those means, so each pixel's luma,
+ * computed alike from both sides' levels, is held closer: the colour
+ * conversion cancels in it (0.299 x 1.402 and 0.587 x 0.71414 for Cr,
+ * 0.114 x 1.772 and 0.587 x 0.34414 for Cb agree to 5 decimals), leaving
+ * the IDCTs' level and the
+ * roundings of R, G and B, except where one side clamps a channel the
+ * other does not (saturated colour at an edge). Modelled by stb_image
+ * against itself with chroma repeated and its IDCT rounding shifted, on
+ * 99 of the tests' JPEGs at their own size: unclamped pixels' luma
+ * within 2 levels, clamping's worst 18; at most 0.42% of an image's
+ * pixels more than one level apart (1.9% with an IDCT off by one level
+ * on 15% of pixels, several times what IEEE 1180 allows). So no pixel's
+ * luma more than 32 levels apart, and at most 2% of an image's pixels
+ * more than one level apart. A decoder that garbles 3% of an image by 50
+ * levels breaks both; one 16 x 16 block of a large image, the first. */
 #define CHECK_ONE_LEVEL_SHARE 0.05
 #define CHECK_RUN_BIAS 0.1
 #define CHECK_IMAGE_BIAS 0.5
 #define CHECK_RGB_MEAN_ABS 2.0
 #define CHECK_RGB_BIAS 0.5
+#define CHECK_LUMA_MOST 32
+#define CHECK_LUMA_FAR_SHARE 0.02
 
 /* What a comparison found: differences in levels, tensor minus
  * reference. */
@@ -57,7 +75,21 @@ typedef struct {
     size_t inexact;           /* values that are no level's output */
     long long sum;            /* of the differences */
     unsigned long long sum_abs;
+    /* RGB: each pixel's luma from its levels, both sides alike */
+    size_t luma_values;       /* pixels compared (every channel a level) */
+    size_t luma_far;          /* luma more than one level apart */
+    int luma_most;            /* the largest luma difference */
 } check_stats;
+
+/* The check's test hook: tensor image samples (one image's sampled
+ * rows, as check_compare takes them) garbled as a decoder that spoils one
+ * MCU would: in the block of side x side pixels at its top left corner,
+ * every channel of a pixel moved `levels` levels towards the far end of
+ * the range (up where the pixel's luma is below 128, else down; clamped
+ * to 0..255). imgbatch applies it to one image when IMGBATCH_TEST_GARBLE
+ * names it (tests only). */
+void check_garble(const tf_spec *s, const tf_levels *t, uint8_t *samples,
+                  size_t side, int levels);
 
 /* Adds to st the comparison of one tensor image's sampled rows (samples:
  * channels x rows x out_w elements, as launch_gather_samples packs them)
@@ -80,9 +112,14 @@ typedef struct {
     check_stats gpu, cpu;     /* summed over the images of each path */
     size_t unreadable;        /* images stb_image could not decode again */
     /* With skip_bad, such a file is corrupt (nvJPEG's hardware decoder
-     * does not report every corrupt scan): not a failure but skipped.
-     * corrupt[i] is 1 for tensor image i; NULL if none; free() it. */
+     * does not report every corrupt scan): not a failure but skipped;
+     * so is a GPU-decoded image that breaks a rule of its own (a corrupt
+     * scan that stb_image decodes too, each decoder its own way). Those
+     * images count in no sum here. corrupt[i] is 1 for tensor image i,
+     * corrupt_why[i] the reason (a string constant); both NULL if none;
+     * free() them. */
     uint8_t *corrupt;
+    const char **corrupt_why;
     size_t n_corrupt;
     size_t failed;            /* images that broke a rule (or unreadable) */
     const char *first_failed; /* the first of those in the tensor: path */

@@ -126,6 +126,10 @@ void batch_cli_parse(int argc, char **argv, batch_options *b)
         {.name = "bare-decode", .type = CM_OPT_FLAG, .value = &b->bare_decode,
          .help = "time nvJPEG's batched decode alone (files read "
          "beforehand)"},
+        {.name = "print-engine", .type = CM_OPT_FLAG,
+         .value = &b->print_engine, .help = "say whether the GPU has a "
+         "hardware JPEG decoder, and stop (environment: "
+         "IMGBATCH_EMULATE_NO_ENGINE=1 runs everything as if it had none)"},
     };
     cm_cli cli = {.program = PROGRAM,
                   .summary = "Image files into one tensor on the GPU: "
@@ -143,6 +147,12 @@ void batch_cli_parse(int argc, char **argv, batch_options *b)
     if (b->opt.quick && !b->opt.repeat_given)
         b->opt.repeat = 1;
 
+    if (b->print_engine) {
+        if (list || b->opt.n_args > 0)
+            cm_usage_error("--print-engine takes no images");
+        o->device = (int)b->opt.device;
+        return;
+    }
     if (list && b->opt.n_args > 0)
         cm_usage_error("give either --list FILE or image paths, not both");
     if (!list && b->opt.n_args == 0)

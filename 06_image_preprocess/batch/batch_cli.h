@@ -28,6 +28,8 @@ typedef struct {
     const char *out_npy;       /* the tensor as .npy, or NULL */
     int keep_on_gpu;           /* the tensor stays on the GPU */
     int bare_decode;           /* time nvJPEG's batched decode alone */
+    int print_engine;          /* only say whether the GPU has a JPEG
+                                  engine (no images) */
 } batch_options;
 
 void batch_cli_parse(int argc, char **argv, batch_options *b);

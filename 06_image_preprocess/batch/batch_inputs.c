@@ -233,8 +233,12 @@ int inputs_check(batch_source *src, int skip_bad, int verbose,
     }
     list->count = kept;
     if (kept == 0) {
-        snprintf(err, err_len, "no image left to process (%zu skipped)",
-                 *skipped);
+        if (*skipped == 1)
+            snprintf(err, err_len, "no usable image: its one file was "
+                     "skipped");
+        else
+            snprintf(err, err_len, "no usable image: all %zu files were "
+                     "skipped", *skipped);
         return -1;
     }
     return 0;

@@ -11,6 +11,7 @@ struct decoder {
     const batch_source *src;
     nj_engine *engine;         /* NULL: every file to stb_image */
     const char *cpu_why;       /* then, why (for the routed: line) */
+    const char *batchless_why; /* why no batched decoder, if none */
     /* the hybrid path's failures (those files went to stb_image): the
      * count, and the first one's image and reason, kept by the thread
      * that counted 1 */
@@ -22,6 +23,9 @@ struct decoder {
 /* The routes of files the batched decoder did not take. */
 static const char HYBRID_FAILED[] = "nvJPEG's hybrid path failed on it";
 static const char HYBRID_BACKEND[] = "--nvjpeg-backend hybrid";
+static const char NO_ENGINE[] = "no hardware JPEG decoder";
+static const char NO_ENGINE_EMULATED[] =
+    "IMGBATCH_EMULATE_NO_ENGINE=1: no hardware JPEG decoder";
 
 decoder *decoder_open(const decoder_config *cfg, int *fatal, char *why,
                       size_t why_len)
@@ -56,6 +60,10 @@ decoder *decoder_open(const decoder_config *cfg, int *fatal, char *why,
             printf("decoder: %s; every file decoded on the CPU\n", reason);
         d->cpu_why = "no GPU decoder";
     }
+    /* No batched decoder: asked for, or auto on a GPU without an engine */
+    d->batchless_why = cfg->backend == NJ_BACKEND_HYBRID ? HYBRID_BACKEND
+                       : nj_emulate_no_engine()          ? NO_ENGINE_EMULATED
+                                                         : NO_ENGINE;
     return d;
 }
 
@@ -117,7 +125,7 @@ route decoder_file(decoder *d, int thread, size_t image,
          * kernel. */
         int gpu_planes = channels == 3 && h.components == 1 ? 1 : channels;
         if (!*why && !nj_batched(d->engine))
-            *why = HYBRID_BACKEND;
+            *why = d->batchless_why;
         else if (!*why)
             *why = nj_screen(d->engine, thread, bits, len);
         if (!*why && nj_parsed_size(d->engine, thread, &w, &ht) != 0)

@@ -27,6 +27,7 @@
 
 #include "alloc.h"
 #include "check.h"
+#include "device.h"
 #include "files.h"
 #include "timing.h"
 #include "verify.h"
@@ -158,13 +159,28 @@ static size_t npy_drop(npy_out *o, size_t n, size_t image_bytes,
     return kept;
 }
 
-/* The checks after the passes: what came back, every value; the sampled
- * rows against stb_image; the same bits every pass; every image there.
- * Returns the sampled check's corrupt files (batch_check.h), each named
- * on a "skipped:" line here. */
-static sampled_result check_all(batch_run *r, int passes, size_t n_out,
-                                int repeatable, cm_verdict *v)
+/* The sampled rows against stb_image (batch_check.h), first of the
+ * checks: the corrupt files it finds are named here on "skipped:" lines,
+ * and the checks after it count only the images kept. */
+static sampled_result check_first(batch_run *r, size_t n_out)
 {
+    sampled_result s = check_sampled(r, n_out);
+    for (size_t i = 0; s.corrupt && i < n_out; i++)
+        if (s.corrupt[i])
+            fprintf(stderr, "skipped: %s: corrupt: %s; left out\n",
+                    r->src->list->paths[r->out_index[i]],
+                    s.corrupt_why[i]);
+    return s;
+}
+
+/* The checks after the passes: what came back, every value; the sampled
+ * rows (s, from check_first) against stb_image; the same bits every
+ * pass; every image there. */
+static void check_all(batch_run *r, int passes, size_t n_out,
+                      int repeatable, const sampled_result *checked,
+                      cm_verdict *v)
+{
+    const sampled_result s = *checked;
     char text[1536];
     if (r->o->copy_to_host) {
         size_t checked = 0, bad = 0, first = 0;
@@ -181,12 +197,6 @@ static sampled_result check_all(batch_run *r, int passes, size_t n_out,
         cm_check_true(v, "every image back on the host vs its planes "
                       "(every value)", bad == 0 && checked > 0, text);
     }
-    sampled_result s = check_sampled(r, n_out);
-    for (size_t i = 0; s.corrupt && i < n_out; i++)
-        if (s.corrupt[i])
-            fprintf(stderr, "skipped: %s: corrupt: the GPU decoded it "
-                    "without an error, stb_image cannot; left out\n",
-                    r->src->list->paths[r->out_index[i]]);
     const check_stats *g = &s.gpu;
     double n = g->values ? (double)g->values : 1;
     printf("check: rows 8k + 3k mod 8 (one in every 8) of every image, "
@@ -219,15 +229,14 @@ static sampled_result check_all(batch_run *r, int passes, size_t n_out,
     snprintf(text, sizeof text, "%zu of %zu", kept, usable);
     cm_check_true(v, "every usable image in the tensor",
                   kept == usable && kept > 0, text);
-    return s;
 }
 
 /* Warm-up (--warmup batches, untimed, when nothing is written: nvJPEG's
  * first calls, the readers' first reads), then the timed passes, each on
  * the host clock from the first read to the last batch's end; the report
  * of the last; the checks; the files. */
-static void run_passes(imgbatch *loader, const batch_options *b,
-                       int passes, cm_verdict *v)
+static int run_passes(imgbatch *loader, const batch_options *b,
+                      int passes, cm_verdict *v)
 {
     batch_run *r = imgbatch_run(loader);
     nj_engine *engine = decoder_engine(r->dec);
@@ -277,7 +286,33 @@ static void run_passes(imgbatch *loader, const batch_options *b,
     decoder_say_failures(r->dec);
     report_pass(r, &r->counts, &s, passes, file_bytes, ms[passes - 1],
                 out != NULL);
-    sampled_result checked = check_all(r, passes, n_out, repeatable, v);
+    /* The check's test hook (tests only): IMGBATCH_TEST_GARBLE=N spoils
+     * a 16 x 16 block of tensor image N's sampled rows by 50 levels, as a
+     * decoder that garbles one MCU would; the check must fail naming its
+     * file. */
+    const char *garble = getenv("IMGBATCH_TEST_GARBLE");
+    if (garble && (size_t)strtoull(garble, NULL, 10) < n_out)
+        check_garble(r->spec, &r->levels,
+                     r->h_samples + (size_t)strtoull(garble, NULL, 10) *
+                                        r->sample_bytes, 16, 50);
+    sampled_result checked = check_first(r, n_out);
+    /* Nothing left to check or write: one line, and no .npy. */
+    if (n_out == checked.n_corrupt) {
+        if (out)
+            cm_out_abort(&npy.file);
+        size_t files = skipped + r->n_images;
+        if (files == 1)
+            fprintf(stderr, "imgbatch: no usable image: its one file was "
+                    "skipped\n");
+        else
+            fprintf(stderr, "imgbatch: no usable image: all %zu files were "
+                    "skipped\n", files);
+        free(checked.corrupt);
+        free(checked.corrupt_why);
+        free(ms);
+        return CM_EXIT_FAIL;
+    }
+    check_all(r, passes, n_out, repeatable, &checked, v);
     /* The files last, after every check: kept only if all held, without
      * the corrupt files the check found. The CSV after the .npy is
      * closed, so that two outputs naming one file never write into each
@@ -289,8 +324,26 @@ static void run_passes(imgbatch *loader, const batch_options *b,
         npy_close(&npy, b->out_npy, n_out, r->counts.write_failed, v);
     }
     free(checked.corrupt);
+    free(checked.corrupt_why);
     report_csv(b->opt.csv, &r->counts, &s, skipped, file_bytes, v);
     free(ms);
+    return 0;
+}
+
+/* --print-engine: "JPEG engine: yes (...)" or "JPEG engine: none (why)"
+ * for the device asked for; the tests ask it what to expect. */
+static int print_engine(int device)
+{
+    struct cudaDeviceProp prop;
+    cm_select_device(device, &prop);  /* exits 77 without a usable GPU */
+    char why[256];
+    int yes = nj_engine_present(why, sizeof why);
+    if (yes < 0) {
+        fprintf(stderr, "imgbatch: %s\n", why);
+        return 1;
+    }
+    printf("JPEG engine: %s (%s)\n", yes ? "yes" : "none", why);
+    return 0;
 }
 
 int main(int argc, char **argv)
@@ -300,6 +353,8 @@ int main(int argc, char **argv)
         return corpus_main(argc - 1, argv + 1);
     batch_options b;
     batch_cli_parse(argc, argv, &b);
+    if (b.print_engine)
+        return print_engine(b.lib.device);
 
     /* The files are checked before the GPU is touched, so bad input is
      * reported the same way without one. */
@@ -317,11 +372,14 @@ int main(int argc, char **argv)
     /* One pass when writing the .npy; else --repeat (3, --quick 1). */
     cm_verdict verdict = {0};
     int passes = b.out_npy ? 1 : (int)b.opt.repeat;
+    int rc = 0;
     if (b.bare_decode)
         bare_decode(imgbatch_run(loader), passes, &verdict);
     else
-        run_passes(loader, &b, passes, &verdict);
+        rc = run_passes(loader, &b, passes, &verdict);
     imgbatch_close(loader);
+    if (rc)
+        return rc;  /* said in its one line */
     printf("\n");
     return cm_verdict_report(&verdict);
 }

@@ -244,9 +244,14 @@ static imgbatch_status open_gpu(imgbatch *b)
     if (IB_CUDA(cudaMemGetInfo(&free0, &total), why, sizeof why))
         return failed_call(why);
     b->dec = decoder_open(&dc, &fatal, why, sizeof why);
-    if (!b->dec)
-        return fatal ? failed_call(why)
-                     : ib_fail(IMGBATCH_ERR_INPUT, "%s", why);
+    if (!b->dec) {
+        if (fatal)
+            return failed_call(why);
+        /* --nvjpeg-backend hardware on a GPU without a JPEG engine */
+        int no_engine = strncmp(why, NJ_NO_ENGINE, strlen(NJ_NO_ENGINE)) == 0;
+        return ib_fail(no_engine ? IMGBATCH_ERR_NO_DEVICE : IMGBATCH_ERR_INPUT,
+                       "%s", why);
+    }
     if (IB_CUDA(cudaMemGetInfo(&free1, &total), why, sizeof why))
         return failed_call(why);
     if (o->verbose)

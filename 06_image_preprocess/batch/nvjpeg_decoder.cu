@@ -26,9 +26,20 @@
 #include "lib_support.h"
 #include "nvjpeg_decoder.h"
 
+/* Both builds: the decoder and the CLI ask them with nvJPEG or without. */
+const char NJ_NO_ENGINE[] = "no hardware JPEG decoder";
+
+int nj_emulate_no_engine(void)
+{
+    const char *v = getenv("IMGBATCH_EMULATE_NO_ENGINE");
+    return v && strcmp(v, "1") == 0;
+}
+
 #ifdef CM_HAVE_NVJPEG
 
 #include "nvjpeg_internal.h"
+
+static const char NJ_NO_ENGINE_HERE[] = "no hardware JPEG decoder on this GPU";
 
 const char *nj_status_name(nvjpegStatus_t s)
 {
@@ -126,7 +137,10 @@ static nvjpegStatus_t open_handle(nj_engine *e, const nj_config *cfg,
         return nj_create(e, NVJPEG_BACKEND_GPU_HYBRID, h);
     if (cfg->backend == NJ_BACKEND_HYBRID)
         return nj_create(e, NVJPEG_BACKEND_HYBRID, h);
-    nvjpegStatus_t st = nj_create(e, NVJPEG_BACKEND_HARDWARE, h);
+    /* The switch stands in for nvjpegCreateExV2's refusal on such GPUs. */
+    int emulated = nj_emulate_no_engine();
+    nvjpegStatus_t st = emulated ? NVJPEG_STATUS_ARCH_MISMATCH
+                                 : nj_create(e, NVJPEG_BACKEND_HARDWARE, h);
     if (st == NVJPEG_STATUS_SUCCESS) {
         *hardware = 1;
         return st;
@@ -134,10 +148,16 @@ static nvjpegStatus_t open_handle(nj_engine *e, const nj_config *cfg,
     int none = st == NVJPEG_STATUS_ARCH_MISMATCH ||
                st == NVJPEG_STATUS_JPEG_NOT_SUPPORTED ||
                st == NVJPEG_STATUS_IMPLEMENTATION_NOT_SUPPORTED;
+    if (cfg->backend == NJ_BACKEND_HARDWARE && emulated) {
+        snprintf(why, why_len, "%s (IMGBATCH_EMULATE_NO_ENGINE=1 runs as "
+                 "without one): --nvjpeg-backend hardware cannot run",
+                 NJ_NO_ENGINE);
+        return st;
+    }
     if (cfg->backend == NJ_BACKEND_HARDWARE || !none) {
         snprintf(why, why_len, "%s: nvjpegCreateExV2(NVJPEG_BACKEND_HARDWARE)"
-                 " failed: %s (%d)", none ? "this GPU has no hardware JPEG "
-                 "decoder" : "nvJPEG", nj_status_name(st), (int)st);
+                 " failed: %s (%d)", none ? NJ_NO_ENGINE_HERE : "nvJPEG",
+                 nj_status_name(st), (int)st);
         return st;
     }
     /* T4, V100 and most consumer GPUs: no JPEG engine. Measured with the
@@ -149,10 +169,41 @@ static nvjpegStatus_t open_handle(nj_engine *e, const nj_config *cfg,
     *batched = 0;
     st = nj_create(e, NVJPEG_BACKEND_HYBRID, h);
     if (cfg->verbose)
-        printf("decoder: this GPU has no hardware JPEG decoder (%s); every "
-               "JPEG through nvJPEG's hybrid path on the %d reader threads "
-               "instead\n", nj_status_name(no_hardware), cfg->n_parsers);
+        printf("decoder: %s (%s); every JPEG through nvJPEG's hybrid path on "
+               "the %d reader threads instead\n",
+               emulated ? NJ_NO_ENGINE : NJ_NO_ENGINE_HERE,
+               emulated ? "IMGBATCH_EMULATE_NO_ENGINE=1 runs as without one"
+                        : nj_status_name(no_hardware), cfg->n_parsers);
     return st;
+}
+
+int nj_engine_present(char *why, size_t why_len)
+{
+    if (nj_emulate_no_engine()) {
+        snprintf(why, why_len, "IMGBATCH_EMULATE_NO_ENGINE=1");
+        return 0;
+    }
+    /* A handle of its own, not an engine's: nothing here is counted. */
+    nvjpegHandle_t h;
+    nvjpegStatus_t st = nvjpegCreateEx(NVJPEG_BACKEND_HARDWARE, NULL, NULL,
+                                       NVJPEG_FLAGS_DEFAULT, &h);
+    if (st != NVJPEG_STATUS_SUCCESS) {
+        snprintf(why, why_len, "nvjpegCreateEx(NVJPEG_BACKEND_HARDWARE): "
+                 "%s", nj_status_name(st));
+        return 0;
+    }
+    unsigned int engines = 0, cores = 0;
+    st = nvjpegGetHardwareDecoderInfo(h, &engines, &cores);
+    nvjpegStatus_t destroyed = nvjpegDestroy(h);
+    if (st == NVJPEG_STATUS_SUCCESS)
+        st = destroyed;
+    if (st != NVJPEG_STATUS_SUCCESS) {
+        snprintf(why, why_len, "nvjpegGetHardwareDecoderInfo: %s",
+                 nj_status_name(st));
+        return -1;
+    }
+    snprintf(why, why_len, "nvJPEG hardware decoder, %u engines", engines);
+    return 1;
 }
 
 /* Makes n decode states of one output format; the hardware backend's

@@ -61,6 +61,21 @@ typedef struct {
 /* 1 if this program was built with nvJPEG. */
 int nj_built(void);
 
+/* The start of the reason nj_open gives when --nvjpeg-backend hardware
+ * meets a GPU without a JPEG engine (a GPU this run cannot use). */
+extern const char NJ_NO_ENGINE[];
+
+/* 1 if the environment says IMGBATCH_EMULATE_NO_ENGINE=1: nvJPEG's
+ * hardware backend is then taken for unavailable, as on a GPU without a
+ * JPEG engine (T4, V100), so that those paths run on one that has it. */
+int nj_emulate_no_engine(void);
+
+/* On the current device: 1 if nvJPEG's hardware backend opens (why: how
+ * many engines), 0 if not (why: its status, the switch above, or a build
+ * without nvJPEG), -1 if it opened but could not be asked (why: the
+ * call that failed). */
+int nj_engine_present(char *why, size_t why_len);
+
 /* Opens nvJPEG on the current device. Returns NULL with a one-line
  * reason in why: no backend that cfg allows (a forced one this GPU
  * lacks; *fatal 0), or a call that failed, memory included (*fatal 1).

@@ -14,6 +14,12 @@
 
 int nj_built(void) { return 0; }
 
+int nj_engine_present(char *why, size_t why_len)
+{
+    snprintf(why, why_len, "%s", DECODER_NOT_BUILT);
+    return 0;
+}
+
 nj_engine *nj_open(const nj_config *cfg, int *fatal, char *why,
                    size_t why_len)
 {

@@ -13,12 +13,24 @@
 #       quarter progressive), wild (40 files of many sizes, 4:2:0, 4:2:2,
 #       4:4:4 and gray, some with restart markers, some with Exif),
 #       wild_bad (24 wild files, the 11th's scan data overwritten with
-#       bytes that hold no marker, the 18th cut in half) and wild_garbage
-#       (the same, but the cut one)
+#       bytes that hold no marker, the 18th cut in half), wild_garbage
+#       (the same, but the cut one), wild_zeroed (12 wild files, the
+#       5th's scan data zeroed in its middle fifth: stb_image decodes it
+#       without an error) and zeroed_only (that file alone)
+#   tests.sh engine BIN
+#       --print-engine says "JPEG engine: yes" or "none", and "none
+#       (IMGBATCH_EMULATE_NO_ENGINE=1)" with that switch set
 #   tests.sh routed BIN GPU HYBRID CPU ARGS...
 #       a run that prints PASS and routes GPU images to the GPU (HYBRID
 #       of them by nvJPEG's hybrid path, or "any") and CPU images to the
-#       CPU ("routed: ..." line); 77 without a GPU
+#       CPU ("routed: ..." line); 77 without a GPU. The numbers are those
+#       of a GPU with a JPEG engine; where --print-engine says it has
+#       none, auto's hybrid path takes every JPEG the GPU decodes (HYBRID
+#       becomes GPU), and --nvjpeg-backend hardware must be refused: exit
+#       77 and one line naming the missing decoder
+#   tests.sh bare BIN ARGS...
+#       --bare-decode ARGS prints PASS; without a JPEG engine with
+#       --nvjpeg-backend gpu-hybrid, the batched decoder that GPU has
 #   tests.sh repeatable BIN DIR OUT
 #       two runs of the GPU decoder on DIR write identical .npy files
 #   tests.sh npy BIN OUT DESCR SHAPE ARGS...
@@ -30,6 +42,15 @@
 #       files: the same header; gray: no level more than 1 apart, at most
 #       5% 1 apart, the mean difference within 0.1; rgb: the mean
 #       |difference| at most 2 levels, the mean difference within 0.5
+#   tests.sh garbled BIN NAME N ARGS...
+#       ARGS print PASS; with IMGBATCH_TEST_GARBLE=N (the check's test
+#       hook: tensor image N, file NAME, spoiled in a 16 x 16 block by 50
+#       levels) they exit 1 with a FAIL line naming NAME and the rule
+#   tests.sh all-bad BIN DIR COUNT ARGS...
+#       DIR, every file of it bad, with --skip-bad and --out-npy: exit 1,
+#       one stderr line besides the "skipped:" ones, "imgbatch: no usable
+#       image: all COUNT files were skipped" ("its one file" for 1), and
+#       no .npy, not even a temporary one (77 passed on)
 #   tests.sh bad BIN DIR NAME...
 #       DIR with --skip-bad prints PASS, names each NAME skipped and
 #       writes a .npy of the other files; DIR without it exits 1 naming
@@ -47,6 +68,18 @@ passes() {
     [ $rc -eq 77 ] && { cat "$log"; exit 77; }
     [ $rc -eq 0 ] && grep -q '^PASS' "$log" ||
         fail "expected PASS from: $*, got exit $rc" "$log"
+}
+# has_engine: true if the GPU has a hardware JPEG decoder, as imgbatch
+# --print-engine says (77, no GPU, passed on).
+# said: its "JPEG engine: ..." line (after the device's).
+has_engine() {
+    said=$("$bin" --print-engine 2>&1)
+    rc=$?
+    [ $rc -eq 77 ] && { echo "$said"; exit 77; }
+    [ $rc -eq 0 ] || fail "imgbatch --print-engine: exit $rc: $said"
+    said=$(echo "$said" | grep '^JPEG engine: ')
+    case $said in "JPEG engine: yes"*) return 0 ;; esac
+    return 1
 }
 case $mode in
 outputs)
@@ -112,12 +145,86 @@ corpora)
     rm -rf "$dir/wild_garbage"
     cp -r "$dir/wild_bad" "$dir/wild_garbage" &&
         rm "$dir/wild_garbage/img_00017.jpg" || exit 1
+    # The 5th file: its middle fifth zeroed. Zero bits are Huffman codes
+    # of the standard tables (a DC difference of 0, AC coefficients of
+    # -1), and the data after them falls back into step: every decoder
+    # takes it, each making its own pixels of it.
+    mk wild_zeroed --count 12 --kind wild --seed 5
+    zeroed=$dir/wild_zeroed/img_00004.jpg
+    size=$(wc -c <"$zeroed")
+    dd if=/dev/zero of="$zeroed" bs=1 seek=$((size * 2 / 5)) \
+        count=$((size / 5)) conv=notrunc status=none || exit 1
+    rm -rf "$dir/zeroed_only"
+    mkdir "$dir/zeroed_only" && cp "$zeroed" "$dir/zeroed_only/" || exit 1
+    ;;
+garbled)
+    name=$1 n=$2
+    shift 2
+    out=$(mktemp) || exit 1
+    trap 'rm -f "$out"' EXIT
+    passes "$out" "$bin" "$@"
+    IMGBATCH_TEST_GARBLE=$n "$bin" "$@" >"$out" 2>&1
+    rc=$?
+    [ $rc -eq 1 ] && grep -q "^FAIL: .*/$name: " "$out" ||
+        fail "IMGBATCH_TEST_GARBLE=$n: expected exit 1 and FAIL naming \
+$name, got exit $rc" "$out"
+    grep -E '^(check|FAIL)' "$out"
+    ;;
+all-bad)
+    dir=$1 count=$2
+    shift 2
+    out=$(mktemp -d) || exit 1
+    trap 'rm -rf "$out"' EXIT
+    "$bin" --skip-bad --out-npy "$out/x.npy" "$@" "$dir" >"$out/log" \
+        2>"$out/err"
+    rc=$?
+    [ $rc -eq 77 ] && { cat "$out/log" "$out/err"; exit 77; }
+    want="imgbatch: no usable image: all $count files were skipped"
+    [ "$count" -eq 1 ] &&
+        want="imgbatch: no usable image: its one file was skipped"
+    other=$(grep -v '^skipped: ' "$out/err")
+    left=$(ls "$out" | grep -v '^log$\|^err$')
+    if [ $rc -ne 1 ] || [ "$other" != "$want" ] || [ -n "$left" ]; then
+        cat "$out/log" "$out/err"
+        fail "expected exit 1, '$want' and no .npy; got exit $rc, \
+'$other', left: $left"
+    fi
+    grep -c '^skipped: ' "$out/err" | sed 's/$/ skipped: lines/'
+    echo "$other"
+    ;;
+engine)
+    has_engine
+    echo "$said"
+    emulated=$(IMGBATCH_EMULATE_NO_ENGINE=1 "$bin" --print-engine 2>&1 |
+        grep '^JPEG engine: ')
+    [ "$emulated" = "JPEG engine: none (IMGBATCH_EMULATE_NO_ENGINE=1)" ] ||
+        fail "IMGBATCH_EMULATE_NO_ENGINE=1: expected 'JPEG engine: none \
+(IMGBATCH_EMULATE_NO_ENGINE=1)', got '$emulated'"
+    echo "$emulated"
     ;;
 routed)
     gpu=$1 hybrid=$2 cpu=$3
     shift 3
     out=$(mktemp) || exit 1
     trap 'rm -f "$out"' EXIT
+    if ! has_engine; then
+        echo "$said: expecting what such a GPU does"
+        case " $* " in
+        *" --nvjpeg-backend hardware "*)
+            "$bin" "$@" >"$out" 2>"$out.err"
+            rc=$?
+            err=$(cat "$out.err")
+            rm -f "$out.err"
+            case $err in "imgbatch: no hardware JPEG decoder"*)
+                [ $rc -eq 77 ] && [ "$(echo "$err" | wc -l)" -eq 1 ] &&
+                    { echo "$err"; exit 0; } ;;
+            esac
+            fail "--nvjpeg-backend hardware without a JPEG engine: expected \
+exit 77 and one line naming it, got exit $rc: $err" "$out" ;;
+        *" --nvjpeg-backend gpu-hybrid "* | *" --decoder cpu "*) ;;
+        *) [ "$hybrid" = any ] || hybrid=$gpu ;;
+        esac
+    fi
     passes "$out" "$bin" "$@"
     want="routed: $gpu images decoded on the GPU"
     if [ "$hybrid" = any ]; then
@@ -128,6 +235,13 @@ routed)
     want="$want, $cpu on the CPU"
     grep -Eq "^$want" "$out" || fail "expected '$want'" "$out"
     grep -E '^(routed|check|PASS)' "$out"
+    ;;
+bare)
+    out=$(mktemp) || exit 1
+    trap 'rm -f "$out"' EXIT
+    has_engine || set -- --nvjpeg-backend gpu-hybrid "$@"
+    passes "$out" "$bin" --bare-decode "$@"
+    grep -E '^(decoder|bare|check|PASS)' "$out"
     ;;
 repeatable)
     dir=$1 out=$2
@@ -215,8 +329,8 @@ bad)
     grep "/$1" "$out" | head -3
     ;;
 *)
-    echo "usage: tests.sh outputs|corpora|routed|repeatable|npy|gpu-vs-cpu|\
-bad ..." >&2
+    echo "usage: tests.sh outputs|corpora|engine|routed|bare|repeatable|npy|\
+gpu-vs-cpu|garbled|all-bad|bad ..." >&2
     exit 2
     ;;
 esac
