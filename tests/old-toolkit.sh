@@ -185,6 +185,8 @@ sms() {
     tmp=$(mktemp -d) || exit 1
     trap 'rm -rf "$tmp"' EXIT
     unset MAKEFLAGS MFLAGS MAKELEVEL SMS
+    # As on a machine without a GPU, where SMS follows nvcc alone.
+    export NVIDIA_SMI=false
     # What CUDA 12.4's and 13.0's nvcc answer to --list-gpu-code, and an
     # nvcc that does not know the option.
     printf '%s\n' '#!/bin/sh' 'printf "sm_%s\n" 50 52 53 60 61 62 70 72 75 \
