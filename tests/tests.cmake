@@ -177,6 +177,8 @@ foreach(chapter ${CHAPTERS})
   endif()
 endforeach()
 
+include("${SRC_DIR}/tests/messages.cmake")
+
 # make compare (common/compare.py): for every chapter with a
 # cupy_original.py, on the CPU: the file compiles, its C side (what the
 # driver reads) loads without CuPy, and the compare exits 77 with the CuPy
