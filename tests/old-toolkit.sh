@@ -156,7 +156,7 @@ check() {
             BUILD="$build" CUDA_PATH="$root" NVCC="$nvcc" SMS=75 \
             STB_INCLUDE="$stb" CHAPTERS="$chapters" \
             NVCCFLAGS="-O2 $legacy") >"$build/make.log" 2>&1 || {
-            grep -v -e '^cc ' -e '^[^ ]*nvcc ' "$build/make.log" | tail -n 30
+            grep -v -e '^  [A-Z]* ' "$build/make.log" | tail -n 30
             fail "the sources do not compile against CUDA $rel's headers"
         }
         n=$(find "$build/obj" -name '*.o' | wc -l)
