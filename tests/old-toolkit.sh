@@ -113,8 +113,10 @@ check() {
     src=$1 dir=$2 out=$3 nvcc=$4 stb=$5 chapters=$6
     for rel in $RELEASES; do
         if [ ! -f "$dir/$rel/complete" ]; then
-            echo "no CUDA $rel headers in $dir: run" \
-                "tests/old-toolkit.sh fetch $dir (downloads from PyPI)"
+            # Named from SRC, where the user runs the fetch.
+            shown=${dir#"$src"/}
+            echo "no CUDA $rel headers in $shown: run" \
+                "tests/old-toolkit.sh fetch $shown (downloads from PyPI)"
             exit 77
         fi
     done
