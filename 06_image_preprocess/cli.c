@@ -1,6 +1,7 @@
 /* cli.c - the lab's options and their checks, all made before the GPU is
  * touched. */
 #include "cli.h"
+#include "files.h"
 #include "image_io.h"
 #include "reference.h"
 
@@ -49,8 +50,9 @@ void cli_parse(int argc, char **argv, job_config *cfg)
                     "imgbatch (make run-06-batch)");
     if (opt->n_args == 1 && stat(opt->args[0], &st) == 0 &&
         S_ISDIR(st.st_mode))
-        cm_usage_error("%s: is a folder: give one IMAGE (a folder is a batch, "
-                    "for imgbatch: make run-06-batch)", opt->args[0]);
+        cm_fail(CM_PATH_FMT ": is a folder, not an image file (a folder is "
+                "a batch, for imgbatch: make run-06-batch)",
+                CM_PATH_ARGS(opt->args[0]));
     if (synthetic && opt->n_args > 0)
         cm_usage_error("--synthetic makes its own image: give no IMAGE");
     cfg->width = opt->quick ? 641 : 10000;

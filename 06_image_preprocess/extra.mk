@@ -31,18 +31,18 @@ TESTS_06 := $(filter-out $(LOADER_TEST),\
 $(TESTS_06): $(BUILD)/tests/%: $(BUILD)/obj/tests/%.c.o \
   $(call c_objs,06_image_preprocess) $(IMGBATCH_C_OBJS) $(LIBCOMMON)
 	@mkdir -p $(@D)
-	$(CXX) -o $@ $^ $(LDFLAGS) $(LDLIBS) $(SAN_FLAGS)
+	$(call show,LINK,$@)$(CXX) -o $@ $^ $(LDFLAGS) $(LDLIBS) $(SAN_FLAGS)
 $(LOADER_TEST): $(BUILD)/obj/tests/test_06_loader.c.o $(IMGBATCH_LIB_OBJS) \
   $(LIBCOMMON)
 	@mkdir -p $(@D)
-	$(CXX) -o $@ $^ $(LDFLAGS) $(LDLIBS) $(SAN_FLAGS)
+	$(call show,LINK,$@)$(CXX) -o $@ $^ $(LDFLAGS) $(LDLIBS) $(SAN_FLAGS)
 endif
 $(BIN)/imgbatch: $(IMGBATCH_OBJS) $(LIBCOMMON)
 	@mkdir -p $(@D)
-	$(CXX) -o $@ $^ $(LDFLAGS) $(LDLIBS) $(SAN_FLAGS)
+	$(call show,LINK,$@)$(CXX) -o $@ $^ $(LDFLAGS) $(LDLIBS) $(SAN_FLAGS)
 $(BIN)/imgbatch_example: $(EXAMPLE_OBJS) $(LIBCOMMON)
 	@mkdir -p $(@D)
-	$(CXX) -o $@ $^ $(LDFLAGS) $(LDLIBS) $(SAN_FLAGS)
+	$(call show,LINK,$@)$(CXX) -o $@ $^ $(LDFLAGS) $(LDLIBS) $(SAN_FLAGS)
 .PHONY: imgbatch imgbatch_example run-06-batch
 imgbatch: $(BIN)/imgbatch
 imgbatch_example: $(BIN)/imgbatch_example

@@ -21,7 +21,8 @@ unsigned char *io_read_file(const char *path, size_t *len, char *err,
 {
     FILE *f = fopen(path, "rb");
     if (!f) {
-        snprintf(err, err_len, "%s: cannot open: %s", path, strerror(errno));
+        snprintf(err, err_len, CM_PATH_FMT ": cannot open: %s",
+                 CM_PATH_ARGS(path), strerror(errno));
         return NULL;
     }
     struct stat st;
@@ -29,7 +30,7 @@ unsigned char *io_read_file(const char *path, size_t *len, char *err,
     if (fstat(fileno(f), &st) != 0)
         why = strerror(errno);
     else if (S_ISDIR(st.st_mode))
-        why = "is a directory, not an image file";
+        why = "is a folder, not an image file";
     else if (!S_ISREG(st.st_mode))
         why = "is not a regular file";
     else if (st.st_size == 0)
@@ -47,7 +48,7 @@ unsigned char *io_read_file(const char *path, size_t *len, char *err,
     }
     fclose(f);
     if (why) {
-        snprintf(err, err_len, "%s: %s", path, why);
+        snprintf(err, err_len, CM_PATH_FMT ": %s", CM_PATH_ARGS(path), why);
         free(data);
         return NULL;
     }
@@ -60,8 +61,9 @@ static int over_cap(const char *path, const io_info *info, size_t max_pixels,
 {
     if (info->width * info->height <= max_pixels)  /* each side < 2^32 */
         return 0;
-    snprintf(err, err_len, "%s: header says %zu x %zu = %zu pixels, more "
-             "than --max-pixels %zu", path, info->width, info->height,
+    snprintf(err, err_len, CM_PATH_FMT ": header says %zu x %zu = %zu "
+             "pixels, more than --max-pixels %zu", CM_PATH_ARGS(path),
+             info->width, info->height,
              info->width * info->height, max_pixels);
     return -1;
 }
@@ -152,7 +154,7 @@ int io_probe(const char *path, const unsigned char *data, size_t len,
         explain_header(info->format, data, len, sized, w, h, why,
                        sizeof why);
     if (why[0]) {
-        snprintf(err, err_len, "%s: %s", path, why);
+        snprintf(err, err_len, CM_PATH_FMT ": %s", CM_PATH_ARGS(path), why);
         return -1;
     }
     info->width = (size_t)w;
@@ -193,19 +195,21 @@ int io_decode(const char *path, const unsigned char *data, size_t len,
     if (past_end > 0) {  /* whatever it decoded, part of it was made up */
         char why[256];
         say_truncated(info.format, len, past_end, why, sizeof why);
-        snprintf(err, err_len, "%s: %s", path, why);
+        snprintf(err, err_len, CM_PATH_FMT ": %s", CM_PATH_ARGS(path), why);
         stbi_image_free(pixels);
         return -1;
     }
     if (!pixels) {
         const char *why = stb_own_reason(info.format);
-        snprintf(err, err_len, "%s: cannot decode the %s data: %s", path,
-                 info.format, why ? why : "corrupt or unsupported data");
+        snprintf(err, err_len, CM_PATH_FMT ": cannot decode the %s data: %s",
+                 CM_PATH_ARGS(path), info.format,
+                 why ? why : "corrupt or unsupported data");
         return -1;
     }
     if ((size_t)w != info.width || (size_t)h != info.height) {
-        snprintf(err, err_len, "%s: decoded %d x %d, header said %zu x %zu",
-                 path, w, h, info.width, info.height);
+        snprintf(err, err_len, CM_PATH_FMT ": decoded %d x %d, header said "
+                 "%zu x %zu", CM_PATH_ARGS(path), w, h, info.width,
+                 info.height);
         stbi_image_free(pixels);
         return -1;
     }
@@ -249,7 +253,8 @@ int io_check_writable(const char *path, char *err, size_t err_len)
 {
     struct stat st;
     if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
-        snprintf(err, err_len, "cannot write %s: it is a directory", path);
+        snprintf(err, err_len, "cannot write " CM_PATH_FMT ": it is a "
+                 "folder, not a file", CM_PATH_ARGS(path));
         return -1;
     }
     char folder[1024] = ".";
@@ -257,21 +262,23 @@ int io_check_writable(const char *path, char *err, size_t err_len)
     if (slash) {
         size_t n = slash == path ? 1 : (size_t)(slash - path);
         if (n >= sizeof folder) {
-            snprintf(err, err_len, "cannot write %.60s...: path too long",
-                     path);
+            snprintf(err, err_len, "cannot write " CM_PATH_FMT ": path too "
+                     "long", CM_PATH_ARGS(path));
             return -1;
         }
         memcpy(folder, path, n);
         folder[n] = '\0';
     }
     if (stat(folder, &st) != 0 || !S_ISDIR(st.st_mode)) {
-        snprintf(err, err_len, "cannot write %s: folder %s does not exist",
-                 path, folder);
+        snprintf(err, err_len, "cannot write " CM_PATH_FMT ": folder "
+                 CM_PATH_FMT " does not exist", CM_PATH_ARGS(path),
+                 CM_PATH_ARGS(folder));
         return -1;
     }
     if (access(folder, W_OK) != 0) {
-        snprintf(err, err_len, "cannot write %s: folder %s is not writable",
-                 path, folder);
+        snprintf(err, err_len, "cannot write " CM_PATH_FMT ": folder "
+                 CM_PATH_FMT " is not writable", CM_PATH_ARGS(path),
+                 CM_PATH_ARGS(folder));
         return -1;
     }
     return 0;
@@ -288,8 +295,9 @@ int io_write_png_gray(const char *path, const uint8_t *pixels, size_t width,
     /* stb_image_write keeps the filtered image in one int-sized buffer. */
     if (width > INT_MAX || height > INT_MAX ||
         (width + 1) * height > INT_MAX) {
-        snprintf(err, err_len, "cannot write %s: %zu x %zu is more than "
-                 "stb_image_write's 2 GiB", path, width, height);
+        snprintf(err, err_len, "cannot write " CM_PATH_FMT ": %zu x %zu is "
+                 "more than stb_image_write's 2 GiB", CM_PATH_ARGS(path),
+                 width, height);
         return -1;
     }
     cm_out_file f;
@@ -299,7 +307,8 @@ int io_write_png_gray(const char *path, const uint8_t *pixels, size_t width,
     }
     if (!stbi_write_png_to_func(write_to_file, f.fp, (int)width, (int)height,
                                 1, pixels, (int)width)) {
-        snprintf(err, err_len, "cannot write %s: PNG encoding failed", path);
+        snprintf(err, err_len, "cannot write " CM_PATH_FMT ": PNG encoding "
+                 "failed", CM_PATH_ARGS(path));
         cm_out_abort(&f);
         return -1;
     }

@@ -1,4 +1,5 @@
-/* files.c - all-or-nothing output files.
+/* files.c - all-or-nothing output files, and paths shortened for
+ * messages.
  *
  * Every temporary file still open is listed in a small table, so that a
  * program that stops early can remove it: an atexit handler does it on
@@ -109,11 +110,33 @@ static void forget(const cm_out_file *f)
         }
 }
 
+/* Whether a message shows path's two ends only. */
+static int path_cut(const char *path)
+{
+    return strlen(path) > CM_PATH_SHOWN_MAX;
+}
+
+int cm_path_head(const char *path)
+{
+    return path_cut(path) ? CM_PATH_SHOWN_END : CM_PATH_SHOWN_MAX;
+}
+
+const char *cm_path_gap(const char *path)
+{
+    return path_cut(path) ? "..." : "";
+}
+
+const char *cm_path_tail(const char *path)
+{
+    return path_cut(path) ? path + strlen(path) - CM_PATH_SHOWN_END : "";
+}
+
 int cm_out_open(cm_out_file *f, const char *path)
 {
     memset(f, 0, sizeof *f);
     if (strlen(path) >= sizeof f->path) {
-        snprintf(f->error, sizeof f->error, "%.60s...: path too long", path);
+        snprintf(f->error, sizeof f->error, "cannot write " CM_PATH_FMT
+                 ": path too long", CM_PATH_ARGS(path));
         return -1;
     }
     strcpy(f->path, path);
@@ -121,8 +144,8 @@ int cm_out_open(cm_out_file *f, const char *path)
      * now. */
     struct stat st;
     if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
-        snprintf(f->error, sizeof f->error, "cannot write %s: it is a "
-                 "folder, not a file", path);
+        snprintf(f->error, sizeof f->error, "cannot write " CM_PATH_FMT
+                 ": it is a folder, not a file", CM_PATH_ARGS(path));
         return -1;
     }
     snprintf(f->tmp_path, sizeof f->tmp_path, "%s.tmp.%ld", path,
@@ -130,15 +153,16 @@ int cm_out_open(cm_out_file *f, const char *path)
     /* Listed before it exists, so that no moment has it on disk unlisted
      * (removing a file not yet made is harmless). */
     if (remember(f) != 0) {
-        snprintf(f->error, sizeof f->error, "cannot write %s: more than %d "
-                 "output files open at once", path, CM_MAX_OPEN_OUTPUTS);
+        snprintf(f->error, sizeof f->error, "cannot write " CM_PATH_FMT
+                 ": more than %d output files open at once",
+                 CM_PATH_ARGS(path), CM_MAX_OPEN_OUTPUTS);
         f->tmp_path[0] = '\0';
         return -1;
     }
     f->fp = fopen(f->tmp_path, "wb");
     if (!f->fp) {
-        snprintf(f->error, sizeof f->error, "cannot write %s: %s", path,
-                 strerror(errno));
+        snprintf(f->error, sizeof f->error, "cannot write " CM_PATH_FMT
+                 ": %s", CM_PATH_ARGS(path), strerror(errno));
         forget(f);
         return -1;
     }
@@ -159,8 +183,8 @@ int cm_out_commit(cm_out_file *f)
         saved = errno;
     }
     if (failed) {
-        snprintf(f->error, sizeof f->error, "cannot write %s: %s", f->path,
-                 strerror(saved ? saved : EIO));
+        snprintf(f->error, sizeof f->error, "cannot write " CM_PATH_FMT
+                 ": %s", CM_PATH_ARGS(f->path), strerror(saved ? saved : EIO));
         remove(f->tmp_path);
     }
     forget(f);

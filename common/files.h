@@ -1,4 +1,5 @@
-/* files.h - write a file completely or not at all.
+/* files.h - write a file completely or not at all; show a path in a
+ * message.
  *
  *   cm_out_file f;
  *   if (cm_out_open(&f, "result.npy") != 0) { ...f.error says why... }
@@ -53,6 +54,19 @@ void cm_out_abort(cm_out_file *f);
  * check and before cm_verdict_report. Does nothing when f->fp is NULL. */
 FILE *cm_csv_open(cm_out_file *f, const char *path, const char *header);
 void cm_csv_finish(cm_out_file *f, const cm_verdict *verdict);
+
+/* A path in a message: whole up to CM_PATH_SHOWN_MAX characters, else
+ * its first and last CM_PATH_SHOWN_END with "..." between, so that the
+ * reason after it always fits the message (a path may be 4095 long):
+ *   snprintf(err, len, CM_PATH_FMT ": cannot open", CM_PATH_ARGS(path));
+ * The three functions are what CM_PATH_ARGS passes. */
+enum { CM_PATH_SHOWN_MAX = 200, CM_PATH_SHOWN_END = 80 };
+#define CM_PATH_FMT "%.*s%s%s"
+#define CM_PATH_ARGS(path) cm_path_head(path), (path), cm_path_gap(path), \
+    cm_path_tail(path)
+int cm_path_head(const char *path);
+const char *cm_path_gap(const char *path);
+const char *cm_path_tail(const char *path);
 
 #ifdef __cplusplus
 }

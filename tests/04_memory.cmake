@@ -64,7 +64,7 @@ cm_csv_opened_first(04_memory)
 function(cm04_gpu_sh suffix script)
   add_test(04_memory.gpu_${suffix} sh -c
     "e=/tmp/04_memory.$$.err; out=$(\"$0\" \"$@\" 2>$e); rc=$?; \
-err=$(cat $e); rm -f $e; [ $rc -eq 77 ] && exit 77; echo \"$err\"; \
+err=$(cat $e); rm -f $e; echo \"$err\"; [ $rc -eq 77 ] && exit 77; \
 ${script}"
     "${BIN_DIR}/04_memory" ${ARGN})
   set_tests_properties(04_memory.gpu_${suffix} PROPERTIES LABELS gpu

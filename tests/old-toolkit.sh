@@ -113,8 +113,10 @@ check() {
     src=$1 dir=$2 out=$3 nvcc=$4 stb=$5 chapters=$6
     for rel in $RELEASES; do
         if [ ! -f "$dir/$rel/complete" ]; then
-            echo "no CUDA $rel headers in $dir: run" \
-                "tests/old-toolkit.sh fetch $dir (downloads from PyPI)"
+            # Named from SRC, where the user runs the fetch.
+            shown=${dir#"$src"/}
+            echo "no CUDA $rel headers in $shown: run" \
+                "tests/old-toolkit.sh fetch $shown (downloads from PyPI)"
             exit 77
         fi
     done
@@ -156,7 +158,7 @@ check() {
             BUILD="$build" CUDA_PATH="$root" NVCC="$nvcc" SMS=75 \
             STB_INCLUDE="$stb" CHAPTERS="$chapters" \
             NVCCFLAGS="-O2 $legacy") >"$build/make.log" 2>&1 || {
-            grep -v -e '^cc ' -e '^[^ ]*nvcc ' "$build/make.log" | tail -n 30
+            grep -v -e '^  [A-Z]* ' "$build/make.log" | tail -n 30
             fail "the sources do not compile against CUDA $rel's headers"
         }
         n=$(find "$build/obj" -name '*.o' | wc -l)
@@ -185,6 +187,8 @@ sms() {
     tmp=$(mktemp -d) || exit 1
     trap 'rm -rf "$tmp"' EXIT
     unset MAKEFLAGS MFLAGS MAKELEVEL SMS
+    # As on a machine without a GPU, where SMS follows nvcc alone.
+    export NVIDIA_SMI=false
     # What CUDA 12.4's and 13.0's nvcc answer to --list-gpu-code, and an
     # nvcc that does not know the option.
     printf '%s\n' '#!/bin/sh' 'printf "sm_%s\n" 50 52 53 60 61 62 70 72 75 \

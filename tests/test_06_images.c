@@ -130,7 +130,7 @@ static void test_loading(void)
     io_image_free(&img);
 
     expect_refused("missing.png", "cannot open: No such file");
-    expect_refused("folder.png", "is a directory");
+    expect_refused("folder.png", "is a folder, not an image file");
     expect_refused("empty.png", "file is empty");
     expect_refused("notimage.png", "not an image stb_image can read");
     static const char *const cut[][2] = {
@@ -168,7 +168,7 @@ static void test_loading(void)
     EXPECT(io_check_writable(at("no/such/x.npy"), err, sizeof err) == -1);
     EXPECT(strstr(err, "does not exist") != NULL);
     EXPECT(io_check_writable(at("folder.png"), err, sizeof err) == -1);
-    EXPECT(strstr(err, "is a directory") != NULL);
+    EXPECT(strstr(err, "it is a folder, not a file") != NULL);
     static uint8_t ramp[H * W];
     for (int i = 0; i < W * H; i++)
         ramp[i] = (uint8_t)i;

@@ -216,6 +216,29 @@ int main(void)
     EXPECT(cm_out_open(&f, longpath) == -1);
     EXPECT(strstr(f.error, "path too long") != NULL);
 
+    /* A path in a message: whole up to CM_PATH_SHOWN_MAX characters, else
+     * its two ends, so that the reason after it is always there. */
+    char shown[4200], long_path[4096];
+    snprintf(shown, sizeof shown, CM_PATH_FMT ": why", CM_PATH_ARGS("a/b"));
+    EXPECT(strcmp(shown, "a/b: why") == 0);
+    memset(long_path, 'p', CM_PATH_SHOWN_MAX);
+    long_path[CM_PATH_SHOWN_MAX] = '\0';
+    snprintf(shown, sizeof shown, CM_PATH_FMT ": why",
+             CM_PATH_ARGS(long_path));
+    EXPECT(strlen(shown) == CM_PATH_SHOWN_MAX + 5);
+    memset(long_path, 'p', sizeof long_path - 1);
+    long_path[0] = 'A';
+    long_path[sizeof long_path - 2] = 'Z';
+    long_path[sizeof long_path - 1] = '\0';
+    snprintf(shown, sizeof shown, CM_PATH_FMT ": why",
+             CM_PATH_ARGS(long_path));
+    EXPECT(strlen(shown) == 2 * CM_PATH_SHOWN_END + 3 + 5);
+    EXPECT(shown[0] == 'A' && strstr(shown, "p...p") != NULL &&
+           strstr(shown, "pZ: why") != NULL);
+    EXPECT(cm_out_open(&f, long_path) == -1);
+    EXPECT(strlen(f.error) < 200 &&
+           strstr(f.error, "pZ: path too long") != NULL);
+
     remove(out_path);
     rmdir(dir);
     return test_summary();

@@ -145,6 +145,20 @@ if(NOT SANITIZE)
                        PROPERTIES LABELS cpu SKIP_RETURN_CODE 77)
 endif()
 
+# What the top Makefile and `make test` promise (tests/makefile.sh, with
+# stand-in compilers and nvidia-smi): one short line a file and V=1, the
+# default SMS from the GPUs here, a rebuild when that changes, a wrong
+# chapter or STB_INCLUDE named, the closing count of tests/ctest.sh and
+# its failure when no test is selected. The plain build only.
+if(NOT SANITIZE)
+  foreach(check short_lines verbose native_sms sms_stamp bad_chapter
+                stb_include ctest_summary ctest_no_tests)
+    add_test(makefile.${check} sh "${SRC_DIR}/tests/makefile.sh" ${check}
+             "${SRC_DIR}")
+    set_tests_properties(makefile.${check} PROPERTIES LABELS cpu)
+  endforeach()
+endif()
+
 # Each chapter's own tests live in tests/<chapter>.cmake. Every chapter has
 # a lesson and an exercise; their tests come from cm_lesson, in the plain
 # build (the one that builds them).
@@ -163,6 +177,8 @@ foreach(chapter ${CHAPTERS})
   endif()
 endforeach()
 
+include("${SRC_DIR}/tests/messages.cmake")
+
 # make compare (common/compare.py): for every chapter with a
 # cupy_original.py, on the CPU: the file compiles, its C side (what the
 # driver reads) loads without CuPy, and the compare exits 77 with the CuPy
@@ -171,7 +187,8 @@ endforeach()
 # (skipped, 77, only where CuPy is missing). The driver itself is tested
 # with a fake CuPy, chapter and lab (tests/compare_test.py). The sanitizer
 # builds skip them: nothing here is their C code.
-# Without Python 3.9 they are one skipped test saying so.
+# Without Python 3.9 they, and the link check below, are one skipped test
+# saying so.
 if(NOT PYTHON)
   set(PYTHON python3)
 endif()
@@ -180,11 +197,19 @@ execute_process(COMMAND ${PYTHON} -c
                 RESULT_VARIABLE python_rc OUTPUT_QUIET ERROR_QUIET)
 if(NOT SANITIZE AND NOT python_rc EQUAL 0)
   add_test(compare.no_python sh -c
-           "echo 'no Python 3.9+ (PYTHON=${PYTHON}): compare tests skipped'; \
-exit 77")
+           "echo 'no Python 3.9+ (PYTHON=${PYTHON}): compare and link tests \
+skipped'; exit 77")
   set_tests_properties(compare.no_python PROPERTIES LABELS cpu
                        SKIP_RETURN_CODE 77)
 elseif(NOT SANITIZE)
+  # Every relative link and #anchor of every tracked Markdown file leads
+  # somewhere (tests/check_links.py), and the checker finds broken ones.
+  add_test(docs.links ${PYTHON} "${SRC_DIR}/tests/check_links.py"
+           "${SRC_DIR}")
+  add_test(docs.links_self_test ${RUN} pass ${PYTHON}
+           "${SRC_DIR}/tests/check_links.py" --self-test)
+  set_tests_properties(docs.links docs.links_self_test PROPERTIES
+                       LABELS cpu)
   set(compare_py "${SRC_DIR}/common/compare.py")
   set(cupy_missing "^CuPy not found [(]python3 -c 'import cupy' failed: ")
   string(APPEND cupy_missing ".*[)]; install it with: pip install cupy-cuda13x")

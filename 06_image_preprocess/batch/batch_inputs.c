@@ -2,6 +2,7 @@
  * is touched, decoded on the CPU. */
 #include "batch_inputs.h"
 #include "cpus.h"
+#include "files.h"
 #include "lib_support.h"
 #include "../image_io.h"
 
@@ -14,7 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* The extensions taken from a directory; other files there are ignored. */
+/* The extensions taken from a folder; other files there are ignored. */
 static const char *const IMAGE_EXTENSIONS[] = {
     "png", "jpg", "jpeg", "bmp", "gif", "tga", "psd", "hdr", "pic",
     "pgm", "ppm", "pnm"};
@@ -61,7 +62,8 @@ static int collect_directory(const char *dir, path_list *out,
 {
     DIR *d = opendir(dir);
     if (!d) {
-        snprintf(err, err_len, "%s: cannot list: %s", dir, strerror(errno));
+        snprintf(err, err_len, CM_PATH_FMT ": cannot list: %s",
+                 CM_PATH_ARGS(dir), strerror(errno));
         return -1;
     }
     struct dirent *e;
@@ -77,12 +79,14 @@ static int collect_directory(const char *dir, path_list *out,
     }
     closedir(d);
     if (rc != 0) {
-        snprintf(err, err_len, "%s: not enough memory to list it", dir);
+        snprintf(err, err_len, CM_PATH_FMT ": not enough memory to list it",
+                 CM_PATH_ARGS(dir));
         return -1;
     }
     if (out->count == 0) {
-        snprintf(err, err_len, "%s: no image files in this directory "
-                 "(.png, .jpg, .bmp, .gif, .tga, .pgm, ...)", dir);
+        snprintf(err, err_len, CM_PATH_FMT ": no image files in this "
+                 "folder (.png, .jpg, .bmp, .gif, .tga, .pgm, ...)",
+                 CM_PATH_ARGS(dir));
         return -1;
     }
     qsort(out->paths, out->count, sizeof *out->paths, by_name);
@@ -93,15 +97,15 @@ static int collect_list_file(const char *list_file, path_list *out,
                              size_t *capacity, char *err, size_t err_len)
 {
     if (inputs_is_directory(list_file)) {
-        snprintf(err, err_len, "%s: is a folder: --list takes a file of "
-                 "image paths, one per line (give a folder without --list)",
-                 list_file);
+        snprintf(err, err_len, CM_PATH_FMT ": is a folder: --list takes a "
+                 "file of image paths, one per line (give a folder without "
+                 "--list)", CM_PATH_ARGS(list_file));
         return -1;
     }
     FILE *f = fopen(list_file, "r");
     if (!f) {
-        snprintf(err, err_len, "%s: cannot open: %s", list_file,
-                 strerror(errno));
+        snprintf(err, err_len, CM_PATH_FMT ": cannot open: %s",
+                 CM_PATH_ARGS(list_file), strerror(errno));
         return -1;
     }
     char line[4096];
@@ -114,7 +118,7 @@ static int collect_list_file(const char *list_file, path_list *out,
     int read_error = ferror(f);
     fclose(f);
     if (rc != 0 || read_error || out->count == 0) {
-        snprintf(err, err_len, "%s: %s", list_file,
+        snprintf(err, err_len, CM_PATH_FMT ": %s", CM_PATH_ARGS(list_file),
                  rc ? "not enough memory" : read_error ? "read error"
                                                        : "lists no files");
         return -1;
@@ -165,22 +169,23 @@ static int placeable(const batch_source *src, const char *path, size_t w,
     tf_place p;
     const tf_spec *s = src->spec;
     if (w > TF_MAX_SIDE || h > TF_MAX_SIDE) {
-        snprintf(err, err_len, "%s: %zu x %zu: more than the %zu pixels a "
-                 "side the batch tool takes", path, w, h, TF_MAX_SIDE);
+        snprintf(err, err_len, CM_PATH_FMT ": %zu x %zu: more than the %zu "
+                 "pixels a side the batch tool takes", CM_PATH_ARGS(path), w,
+                 h, TF_MAX_SIDE);
         return 0;
     }
     if (s->mode == TF_SAME && size_from &&
         (w != src->same_width || h != src->same_height)) {
-        snprintf(err, err_len, "%s: %zu x %zu, but the batch is %zu x %zu "
-                 "(set by %s); give --resize WxH or --resize-short S "
-                 "--crop WxH", path, w, h, src->same_width,
-                 src->same_height, size_from);
+        snprintf(err, err_len, CM_PATH_FMT ": %zu x %zu, but the batch is "
+                 "%zu x %zu (set by " CM_PATH_FMT "); give --resize WxH or "
+                 "--resize-short S --crop WxH", CM_PATH_ARGS(path), w, h,
+                 src->same_width, src->same_height, CM_PATH_ARGS(size_from));
         return 0;
     }
     if (s->mode == TF_SHORT_CROP && tf_place_image(s, w, h, &p) != 0) {
-        snprintf(err, err_len, "%s: %zu x %zu scaled to a short side of "
-                 "%zu is more than %zu pixels a side", path, w, h,
-                 s->short_side, TF_MAX_SIDE);
+        snprintf(err, err_len, CM_PATH_FMT ": %zu x %zu scaled to a short "
+                 "side of %zu is more than %zu pixels a side",
+                 CM_PATH_ARGS(path), w, h, s->short_side, TF_MAX_SIDE);
         return 0;
     }
     return 1;
@@ -260,8 +265,8 @@ int inputs_survey(const path_list *list, size_t *bytes, size_t *jpegs,
         struct stat st;
         FILE *f = fopen(list->paths[i], "rb");
         if (!f || fstat(fileno(f), &st) != 0) {
-            snprintf(err, err_len, "%s: cannot open: %s", list->paths[i],
-                     strerror(errno));
+            snprintf(err, err_len, CM_PATH_FMT ": cannot open: %s",
+                     CM_PATH_ARGS(list->paths[i]), strerror(errno));
             if (f)
                 fclose(f);
             return -1;
@@ -285,8 +290,9 @@ int inputs_decode_bytes(const batch_source *src, size_t index,
                   err, err_len) != 0)
         return -1;
     if (img.width != w || img.height != h) {
-        snprintf(err, err_len, "%s: %zu x %zu, but its header said %zu x "
-                 "%zu", path, img.width, img.height, w, h);
+        snprintf(err, err_len, CM_PATH_FMT ": %zu x %zu, but its header "
+                 "said %zu x %zu", CM_PATH_ARGS(path), img.width, img.height,
+                 w, h);
         io_image_free(&img);
         return -1;
     }

@@ -209,9 +209,10 @@ static void check_all(batch_run *r, int passes, size_t n_out,
                100.0 * g->one_level / n, g->worse, (double)g->sum / n,
                (double)g->sum_abs / n, s.worst, 100 * s.worst_share);
     snprintf(text, sizeof text, "%zu of %zu images broke a rule (%zu "
-             "unreadable)%s%s%s%s", s.failed, n_out - s.n_corrupt,
-             s.unreadable,
-             s.failed ? ", the first " : "", s.failed ? s.first_failed : "",
+             "unreadable)%s" CM_PATH_FMT "%s%s", s.failed,
+             n_out - s.n_corrupt, s.unreadable,
+             s.failed ? ", the first " : "",
+             CM_PATH_ARGS(s.failed ? s.first_failed : ""),
              s.failed ? ": " : "", s.failed ? s.first_why : "");
     cm_check_true(v, "every image vs stb_image (sampled rows, the rules of "
                   "batch_check.h)", s.failed == 0 && n_out > s.n_corrupt,

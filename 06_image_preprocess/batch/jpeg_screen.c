@@ -5,7 +5,8 @@
 #include <string.h>
 
 const char DECODER_NOT_BUILT[] =
-    "GPU JPEG decode not built: nvjpeg.h was not found at build time";
+    "GPU JPEG decode not built: nvjpeg.h was not found at build time "
+    "(make nvjpeg fetches it, then make rebuilds with it)";
 
 static size_t be16(const uint8_t *p)
 {
@@ -179,7 +180,7 @@ decoder_plan decoder_choose(decoder_request request, int nvjpeg_built,
         p.cpu_why = "no JPEG in the batch";
     } else if (!nvjpeg_built) {
         p.note = "GPU JPEG decode not built: nvjpeg.h was not found at "
-                 "build time; decoding on the CPU";
+                 "build time (make nvjpeg fetches it); decoding on the CPU";
         p.cpu_why = "GPU JPEG decode not built";
     } else {
         p.try_nvjpeg = 1;
