@@ -69,7 +69,8 @@ int main(int argc, char **argv)
     }
     /* x = cp.random.rand(10000, 10000), values unused, from the device's
        default pool in stream order (CuPy: MemoryAsyncPool), on the stream
-       each host thread has without creating one, which waits for no other. */
+       each host thread has without creating one; it and the legacy default
+       stream, which cuBLAS uses below, wait for each other. */
     size_t nbytes = (size_t)10000 * 10000 * sizeof(double);
     double *d_x, *d_a;
     cudaMemPool_t pool;
