@@ -60,8 +60,9 @@ units() {
         open = 0
         nl = lcount; ne = ecount
         if (ne == 0)
-            fail("lesson.cu lines " l1 + loff "-" l2 + loff " are missing from the " \
-                 "exercise, with no FIXME line in their place")
+            fail("lesson.cu lines " l1 + loff "-" l2 + loff " are " \
+                 "missing from the exercise, with no FIXME line in " \
+                 "their place")
         k = ""; same = 1; all = 1
         for (i = 1; i <= ne; i++) {
             n = num(eline[i])
@@ -77,9 +78,10 @@ units() {
             return
         }
         if (!all || nl != ne)
-            fail("exercise.cu lines " e1 + eoff "-" e2 + eoff " mix FIXME numbers; split " \
-                 "line by line only when each line says FIXME k and the " \
-                 "lesson has as many lines there")
+            fail("exercise.cu lines " e1 + eoff "-" e2 + eoff " mix " \
+                 "FIXME numbers; split line by line only when each " \
+                 "line says FIXME k and the lesson has as many lines " \
+                 "there")
         for (i = 1; i <= ne; i++)
             print num(eline[i]), e1 + i - 1, e1 + i - 1, l1 + i - 1, \
                   l1 + i - 1
@@ -251,7 +253,9 @@ build)
     ;;
 run)
     [ $# -ge 3 ] || {
-        echo "usage: $0 run DIR EXERCISE_BIN LESSON_BIN [ARGS...]" >&2; exit 2; }
+        echo "usage: $0 run DIR EXERCISE_BIN LESSON_BIN [ARGS...]" >&2
+        exit 2
+    }
     dir=$1 exercise_bin=$2 lesson_bin=$3
     shift 3
     if [ ! -s "$dir/states" ]; then

@@ -23,19 +23,21 @@ expect() {
 printf '/* lesson\n */\na\nb\nc\nd\ne\nf\ng\n' >"$dir/lesson.cu"
 # FIXME 1: two hunks (b; g, as two lines, one not numbered); 2 and 3:
 # adjacent lines, split; a header of another length.
-printf '/* exercise\n * more\n */\na\nB /* FIXME 1 */\nc\nD /* FIXME 2 */\nE /* FIXME 3 */\nf\nG1 /* FIXME 1 */\nG2\n' \
-    >"$dir/ex.cu"
+printf '%s\n' '/* exercise' ' * more' ' */' a 'B /* FIXME 1 */' c \
+    'D /* FIXME 2 */' 'E /* FIXME 3 */' f 'G1 /* FIXME 1 */' G2 >"$dir/ex.cu"
 expect 0 'FIXME 1: exercise.cu lines 5-5 10-11' \
     $states split "$dir/lesson.cu" "$dir/ex.cu" "$dir/s"
 body() { awk 'done { print; next } /\*\// { done = 1 }' "$1" | tr '\n' ' '; }
-[ "$(body "$dir/s/only_1.cu")" = "a b c D /* FIXME 2 */ E /* FIXME 3 */ f g " ] ||
+want="a b c D /* FIXME 2 */ E /* FIXME 3 */ f g "
+[ "$(body "$dir/s/only_1.cu")" = "$want" ] ||
     fail "only_1: $(body "$dir/s/only_1.cu")"
 [ "$(body "$dir/s/all_but_2.cu")" = "a b c D /* FIXME 2 */ e f g " ] ||
     fail "all_but_2: $(body "$dir/s/all_but_2.cu")"
 [ "$(body "$dir/s/all.cu")" = "a b c d e f g " ] ||
     fail "all: $(body "$dir/s/all.cu")"
 head -n 1 "$dir/s/all.cu" | grep -q '^/\* exercise' || fail "all: header"
-[ "$(tr '\n' ' ' <"$dir/s/states")" = "only_1 all_but_1 only_2 all_but_2 only_3 all_but_3 " ] ||
+want="only_1 all_but_1 only_2 all_but_2 only_3 all_but_3 "
+[ "$(tr '\n' ' ' <"$dir/s/states")" = "$want" ] ||
     fail "states: $(cat "$dir/s/states")"
 
 # bad EXERCISE_BODY REGEX: an exercise the split must refuse.
@@ -52,7 +54,8 @@ bad 'a|B /* FIXME 1 */|c|D /* FIXME 2 */|E /* FIXME 3 */|f' \
     'lesson.cu lines 9-9 are missing from the exercise'
 bad 'a|B /* FIXME 1 */|c|D /* FIXME 2 */|E|F /* FIXME 3 */|g' \
     'mix FIXME numbers'
-bad 'a|B /* FIXME 1 */|C /* FIXME 2 */|D /* FIXME 3 */|E /* FIXME 4 */|F /* FIXME 5 */|G /* FIXME 6 */' \
+bad 'a|B /* FIXME 1 */|C /* FIXME 2 */|D /* FIXME 3 */|E /* FIXME 4 */'\
+'|F /* FIXME 5 */|G /* FIXME 6 */' \
     'numbered 1 2 3 4 5 6 - expected'
 
 # Runs: fake programs for each state of a 1-FIXME list.
