@@ -260,6 +260,7 @@ $(BUILD)/CTestTestfile.cmake: FORCE
 	  'set(SRC_DIR "$(CURDIR)")' 'set(SANITIZE "$(SANITIZE)")' \
 	  'set(UNIT_TESTS "$(UNIT_TESTS)")' 'set(CHAPTERS "$(CHAPTERS)")' \
 	  'set(NVCC "$(NVCC)")' 'set(STB_INCLUDE "$(abspath $(STB_INCLUDE))")' \
+	  'set(LESSON_FLAGS "$(LESSON_FLAGS) $(LESSON_LIBS)")' \
 	  'set(PYTHON "$(PYTHON)")' 'set(HAVE_NVJPEG "$(if $(NVJPEG_LIB),1)")' \
 	  'include("$(CURDIR)/tests/tests.cmake")' > $@
 FORCE:

@@ -1,9 +1,9 @@
 /* 01_array_basics/exercise.cu - the lesson with four steps left to you,
- * each on a line marked FIXME. Goal: the last line printed says PASS, as
- * lesson.cu's does; until then it says FAIL and which element is wrong.
- * Where to look: the comment above each FIXME says what the step must
- * do; the CUDA Runtime API reference (cudaMemcpy) and the Programming
- * Guide's "Thread Hierarchy" say how. Try it before you open lesson.cu.
+ * on lines marked FIXME 1 to FIXME 4. Goal: the last line printed says
+ * PASS, as lesson.cu's does; until then it says FAIL and which element is
+ * wrong. The comment at each FIXME says what the step must do; the CUDA
+ * Runtime API reference (Memory Management) and the Programming Guide's
+ * "Thread Hierarchy" say how. Try it before you open lesson.cu.
  *   nvcc -O2 -o exercise exercise.cu
  *   ./exercise
  */
@@ -38,7 +38,7 @@ static int64_t h_r[ARANGE_N];               /* 8 MB: too big for the stack */
 __global__ void arange_kernel(int64_t *d_out, size_t n)
 {
     size_t stride = (size_t)gridDim.x * blockDim.x;
-    size_t first = threadIdx.x;      /* FIXME: its index in the grid */
+    size_t first = threadIdx.x;    /* FIXME 1: its index in the grid */
     for (size_t i = first; i < n; i += stride)
         d_out[i] = (int64_t)i;
 }
@@ -89,10 +89,10 @@ int main(int argc, char **argv)
     const int64_t h_x[4] = {1, 2, 3, 4};
     int64_t *d_x = NULL, *d_r = NULL, h_back[4];
     CUDA_CHECK(cudaMalloc(&d_x, sizeof h_x));
-    CUDA_CHECK(cudaMemset(d_x, 0, sizeof h_x));  /* FIXME: h_x into d_x */
+    CUDA_CHECK(cudaMemset(d_x, 0, sizeof h_x)); /* FIXME 2: h_x into d_x */
     printf("x = cp.array([1, 2, 3, 4]): int64, shape (4,), %zu bytes at "
            "device address %p\nprint(x)\n", sizeof h_x, (void *)d_x);
-    memset(h_back, 0, sizeof h_back);       /* FIXME: d_x into h_back */
+    memset(h_back, 0, sizeof h_back);     /* FIXME 3: d_x into h_back */
     print_int64(h_back, 4);
     CUDA_CHECK(cudaFree(d_x));
 
@@ -121,7 +121,7 @@ int main(int argc, char **argv)
     size_t needed = (ARANGE_N + THREADS_PER_BLOCK - 1) / THREADS_PER_BLOCK,
            wave = (size_t)sm_count * (size_t)blocks_per_sm;
     int blocks = (int)(needed < wave ? needed : wave);
-    /* FIXME: start arange_kernel on the grid worked out above */
+    /* FIXME 4: start arange_kernel on the grid worked out above */
     CUDA_CHECK(cudaGetLastError());
     printf("r = cp.arange(%d): %d blocks (%d SMs x %d) x %d threads\n",
            ARANGE_N, blocks, sm_count, blocks_per_sm, THREADS_PER_BLOCK);

@@ -1,8 +1,8 @@
-/* 02_interop/exercise.cu - the lesson with five lines left to you, each
- * marked FIXME. Goal: PASS, as lesson.cu prints: every round trip bit for
- * bit, pageable and pinned. Where to look: the comment above each FIXME
- * says what the step is for; the CUDA Runtime API reference (Memory
- * Management) has the calls. Try it before you open lesson.cu.
+/* 02_interop/exercise.cu - the lesson with four steps left to you, on
+ * lines marked FIXME 1 to 4 (FIXME 3: two lines). Goal: PASS, as lesson.cu
+ * prints: every round trip bit for bit, pageable and pinned. The comment
+ * at each FIXME says what the step is for; the CUDA Runtime API reference
+ * (Memory Management) has the calls. Try it before you open lesson.cu.
  *   nvcc -O2 -o exercise exercise.cu
  *   ./exercise        (./exercise 2000: a smaller array while you try)
  */
@@ -111,7 +111,7 @@ int main(int argc, char **argv)
                 " try a smaller N (./lesson 4000)\n", bytes, avail_kb);
         return 1;
     }
-    uint64_t state = 2024;  /* np.random.rand: an LCG's top 53 bits, [0, 1) */
+    uint64_t state = 2024;  /* an LCG, not NumPy's MT19937: 53 bits, [0, 1) */
     for (size_t i = 0; i < count; i++) {
         state = state * 6364136223846793005ULL + 1442695040888963407ULL;
         h_src[i] = (double)(state >> 11) / 9007199254740992.0;     /* 2^53 */
@@ -123,8 +123,8 @@ int main(int argc, char **argv)
        through the driver's own pinned buffers. It warms up h_back too. */
     double *d_x = NULL;
     CUDA_CHECK(cudaMalloc(&d_x, bytes));
-    CUDA_CHECK(cudaMemset(d_x, 0, bytes));      /* FIXME: cp.asarray's copy */
-    memset(h_back, 0, bytes);                  /* FIXME: cp.asnumpy's copy */
+    CUDA_CHECK(cudaMemset(d_x, 0, bytes));  /* FIXME 1: cp.asarray's copy */
+    memset(h_back, 0, bytes);              /* FIXME 2: cp.asnumpy's copy */
     char verdict[256] = "";
     check_trip("asnumpy(asarray(x_np)) == x_np", h_back, h_src, count,
                verdict);
@@ -133,16 +133,16 @@ int main(int argc, char **argv)
     /* cp.asarray copies x_np on the CPU into pinned (page-locked) memory of
        its pool, then queues cudaMemcpyAsync: the copy engines read it. */
     double *h_pinned = NULL;
-    h_pinned = (double *)malloc(bytes);       /* FIXME: page-locked memory */
+    h_pinned = (double *)malloc(bytes);   /* FIXME 3: page-locked memory */
     struct cudaPointerAttributes attr;   /* how to tell pinned memory */
     CUDA_CHECK(cudaPointerGetAttributes(&attr, h_pinned));
     if (attr.type != cudaMemoryTypeHost && verdict[0] == '\0')
         snprintf(verdict, 256, "FAIL: h_pinned is not page-locked memory");
-    memset(h_pinned, 0, bytes);        /* FIXME: cp.asarray's CPU copy */
+    memset(h_pinned, 0, bytes);    /* FIXME 4: cp.asarray's CPU copy */
     timed_trip("pinned trip", d_x, h_pinned, h_pinned, h_src, count, verdict);
 
     printf("%s\n", verdict[0] ? verdict : "PASS");
-    free(h_pinned);         /* FIXME: memory goes back the way it came */
+    free(h_pinned);   /* FIXME 3: memory goes back the way it came */
     CUDA_CHECK(cudaFree(d_x));
     free(h_src);
     free(h_back);

@@ -1,9 +1,9 @@
-/* 03_matmul/exercise.cu - the lesson with eight lines to fix, each marked
- * FIXME. Goal: PASS, every element of both products within its bound.
- * Where to look: cuBLAS's documentation of cublasDgemm (what m, n, k and
- * each ld mean to a column-major library), the FIXME comment above
- * gemm_rowmajor, and what each timed run starts from. The 1000^3 case is
- * square: which mistakes can it see? Try before you read lesson.cu.
+/* 03_matmul/exercise.cu - the lesson with three things to fix, on lines
+ * marked FIXME 1 to FIXME 3. Goal: PASS, every element of both products
+ * within its bound. Where to look: cuBLAS's documentation of cublasDgemm
+ * (what m, n, k and each ld mean to a column-major library) and the
+ * comment at each FIXME. The 1000^3 case is square: which mistakes can it
+ * see? Try before you read lesson.cu.
  *   nvcc -O2 -o exercise exercise.cu -lcublas
  *   ./exercise
  */
@@ -41,16 +41,16 @@
 
 /* C = alpha A B + beta C for row-major A (m x k), B (k x n) and C (m x n);
    lda, ldb, ldc: the row length of the array each points into. cuBLAS is
-   column-major. FIXME: what does it see when it reads our row-major A?
-   FIXME: which product, written column by column, is our row-major C? */
+   column-major. FIXME 1: what does it see when it reads our A, which
+   product, written column by column, is our C, and so in which order? */
 static void gemm_rowmajor(cublasHandle_t handle, int m, int n, int k,
                           double alpha, const double *d_a, int lda,
                           const double *d_b, int ldb, double beta,
                           double *d_c, int ldc)
 {
-    CUBLAS_CHECK(cublasDgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N,  /* FIXME */
-                             m, n, k, &alpha, d_a, lda,         /* FIXME */
-                             d_b, ldb, &beta, d_c, ldc));       /* FIXME */
+    CUBLAS_CHECK(cublasDgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, /* FIXME 1 */
+                             m, n, k, &alpha, d_a, lda,        /* FIXME 1 */
+                             d_b, ldb, &beta, d_c, ldc));      /* FIXME 1 */
 }
 
 /* One product on GPU and CPU: prints its lines, returns 1 if they agree. */
@@ -75,16 +75,16 @@ static int run_case(cublasHandle_t handle, int m, int n, int k, int lda,
     CUDA_CHECK(cudaMalloc(&d_a, bytes));
     double *d_b = d_a + a_count, *d_c = d_b + b_count;
     CUDA_CHECK(cudaMemcpy(d_a, h_a, bytes, cudaMemcpyHostToDevice));
-    /* c_cp = cp.dot(a_cp, b_cp), each run from the old C: run 0 warms up,
+    /* c_cp = cp.dot(a_cp, b_cp) (FIXME 2: from which C?): run 0 warms up,
        run 1 is timed. cuBLAS only queues the GEMM: we wait for `stop`. */
     cudaEvent_t start, stop;
     CUDA_CHECK(cudaEventCreate(&start));
     CUDA_CHECK(cudaEventCreate(&stop));
     for (int run = 0; run < 2; run++) {
-        /* FIXME: which C does each run start from? */
+        /* FIXME 2: which C does each run start from? */
         CUDA_CHECK(cudaEventRecord(start, 0));
-        gemm_rowmajor(handle, m, n, k, alpha, d_a, k, d_b, ldb,  /* FIXME */
-                      beta, d_c, n);                           /* FIXME */
+        gemm_rowmajor(handle, m, n, k, alpha, d_a, k, d_b, ldb, /* FIXME 3 */
+                      beta, d_c, n);                          /* FIXME 3 */
         CUDA_CHECK(cudaEventRecord(stop, 0));
         CUDA_CHECK(cudaEventSynchronize(stop));
     }

@@ -1,4 +1,4 @@
-/* 04_memory/exercise.cu - lesson.cu with five FIXME lines: it prints FAIL
+/* 04_memory/exercise.cu - lesson.cu with FIXME 1 to FIXME 5: it prints FAIL
  * until c by blocks matches c by one call bit for bit, and the pool keeps
  * x after del x, then gives all of it back (lesson.cu is the solution, but
  * try first). Where does a block of a row-major matrix start, how far
@@ -70,17 +70,18 @@ int main(int argc, char **argv)
         return 77;
     }
     /* x = cp.random.rand(10000, 10000), values unused, from the device's
-       default pool in stream order (CuPy: MemoryAsyncPool), on the stream
-       each host thread has without creating one, which waits for no other. */
+       stream-ordered pool (CuPy's MemoryAsyncPool's; the tutorial's
+       MemoryPool is CuPy's own), on each host thread's own stream, which
+       still syncs with the legacy stream 0 (cuBLAS's, cudaMemcpy's here). */
     size_t nbytes = (size_t)10000 * 10000 * sizeof(double);
     double *d_x, *d_a;
     cudaMemPool_t pool;
     cudaMemPoolAttr threshold = cudaMemPoolAttrReleaseThreshold;
     cudaMemPoolAttr reserved = cudaMemPoolAttrReservedMemCurrent;
-    unsigned long long used, taken, kept, left, old, keep_all = 0; /* FIXME */
+    unsigned long long used, taken, kept, left, old, keep_all = 0; /* FIXME 1 */
     CUDA_CHECK(cudaDeviceGetDefaultMemPool(&pool, 0));
     /* The release threshold is what the pool may keep at a synchronize: 0
-       by default, which gives x back there. CuPy keeps all; so do we, until
+       by default, which gives x back there. We do as CuPy (FIXME 1), until
        the end, when we restore it: the pool serves the whole process. */
     CUDA_CHECK(cudaMemPoolGetAttribute(pool, threshold, &old));
     CUDA_CHECK(cudaMemPoolSetAttribute(pool, threshold, &keep_all));
@@ -109,17 +110,17 @@ int main(int argc, char **argv)
     CUBLAS_CHECK(cublasCreate(&handle));
     /* c = cp.dot(a, b): one call */
     gemm_rowmajor(handle, n, n, n, 1.0, d_a, n, d_b, n, 0.0, d_one, n);
-    /* c = block_matrix_multiply(a, b, 1000). A block is a view: a[i:i+bs,
-       k:k+bs] is its first element's address, with the parent's row length
-       n as leading dimension; beta = 1 adds into c's block, 0 overwrites. */
+    /* c = block_matrix_multiply(a, b, 1000). A block is a view: FIXME 2
+       to 4: where does a[i:i+bs, k:k+bs] start, how far apart are its rows,
+       and does each block product replace c's block or add to it? */
     for (int i = 0; i < n; i += bs)
         for (int j = 0; j < n; j += bs)
             for (int k = 0; k < n; k += bs)
                 gemm_rowmajor(handle, min_int(bs, n - i), min_int(bs, n - j),
                               min_int(bs, n - k), 1.0,
-                              d_a, n,         /* FIXME: a[i.., k..] */
-                              d_b + (size_t)k * n + j, bs,  /* FIXME */
-                              0.0,                 /* FIXME: c[i.., j..] += */
+                              d_a, n,                /* FIXME 2: a[i.., k..] */
+                              d_b + (size_t)k * n + j, bs,  /* FIXME 3 */
+                              0.0,                   /* FIXME 4: c[i.., j..] */
                               d_blk + (size_t)i * n + j, n);
     CUBLAS_CHECK(cublasDestroy(handle));
     CUDA_CHECK(cudaMemcpy(h_ab, d_one, 2 * bytes, cudaMemcpyDeviceToHost));
@@ -132,7 +133,7 @@ int main(int argc, char **argv)
                                        &used));
     CUDA_CHECK(cudaMemPoolGetAttribute(pool, reserved, &kept));
     /* free_all_blocks(): what no live allocation holds goes to the GPU */
-    CUDA_CHECK(cudaMemPoolTrimTo(pool, nbytes));         /* FIXME: keep? */
+    CUDA_CHECK(cudaMemPoolTrimTo(pool, nbytes));       /* FIXME 5: keep? */
     CUDA_CHECK(cudaMemPoolGetAttribute(pool, reserved, &left));
     CUDA_CHECK(cudaMemPoolSetAttribute(pool, threshold, &old));
     printf("pool after del x: used %llu bytes, reserved %llu; after "

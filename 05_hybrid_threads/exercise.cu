@@ -1,6 +1,7 @@
 /* 05_hybrid_threads/exercise.cu - make it print PASS. Each task's copy
  * in, GEMM and copy back must run in order, and C must be back before the
- * CPU reads it; three lines marked FIXME break that (see the README).
+ * CPU reads it; the lines marked FIXME 1 to FIXME 3 break that. On which
+ * stream does each step run, and when may the CPU read C? (See README.)
  *   nvcc -O2 -o exercise exercise.cu -lcublas -lpthread
  *   ./exercise
  */
@@ -75,15 +76,14 @@ static void *worker_main(void *arg)
         matvec(w->h_a, y, z);           /* C x = A (B x), N^2 steps */
         /* a_cp = cp.asarray(a); b_cp = cp.asarray(b): B follows A, so */
         CUDA_CHECK(cudaMemcpyAsync(w->d_a, w->h_a, 2 * BYTES,  /* one copy */
-                                   cudaMemcpyHostToDevice, 0)); /* FIXME */
+                                   cudaMemcpyHostToDevice, 0)); /* FIXME 1 */
         /* c_cp = cp.dot(a_cp, b_cp) on the handle's stream. cuBLAS is
            column-major: B^T A^T = (A B)^T, so B goes first. */
         CUBLAS_CHECK(cublasDgemm(w->handle, CUBLAS_OP_N, CUBLAS_OP_N, N, N,
                      N, &one, w->d_b, N, w->d_a, N, &zero, w->d_c, N));
         CUDA_CHECK(cudaMemcpyAsync(w->h_c, w->d_c, BYTES,   /* asnumpy */
                                    cudaMemcpyDeviceToHost, w->stream));
-        /* h_c is ours once the stream has done all we queued. */
-        /* FIXME: C has only been queued to come back */
+        /* FIXME 2: C has only been queued to come back */
         matvec(w->h_c, x, y);
         for (size_t i = 0; i < N; i++)  /* exact, so no tolerance */
             w->wrong += y[i] != z[i];
@@ -125,7 +125,7 @@ int main(int argc, char **argv)
         CUDA_CHECK(cudaStreamCreateWithFlags(&w->stream,
                                              cudaStreamNonBlocking));
         CUBLAS_CHECK(cublasCreate(&w->handle));
-        CUBLAS_CHECK(cublasSetStream(w->handle, 0 /* FIXME */));
+        CUBLAS_CHECK(cublasSetStream(w->handle, 0 /* FIXME 3 */));
         CUDA_CHECK(cudaMallocHost((void **)&w->h_a, 3 * BYTES)); /* A B C */
         CUDA_CHECK(cudaMalloc((void **)&w->d_a, 3 * BYTES));
         w->h_b = w->h_a + N * N, w->h_c = w->h_b + N * N;

@@ -1,10 +1,10 @@
 /* 06_image_preprocess/exercise.cu - make this program print PASS.
- * It is lesson.cu with the lines a CuPy user never writes broken, each
- * marked FIXME: what cp.asarray and the copy back do (cudaMemcpy: which
- * pointer first, how many bytes, which way), how many blocks the launch
- * needs for an image whose sides are not multiples of the block, and the
- * kernel's two jobs. The FAIL line names the first wrong pixel (a nan:
- * no thread wrote it); lesson.cu is the solution. Build and run:
+ * It is lesson.cu with the lines a CuPy user never writes broken, marked
+ * FIXME 1 to FIXME 5: the kernel's two jobs, what cp.asarray does, how
+ * many blocks the launch needs for an image whose sides are not multiples
+ * of the block, and how many bytes come back. The FAIL line names the
+ * first wrong pixel (a nan: no thread wrote it; a 0: it never came back);
+ * lesson.cu is the solution. Build and run:
  *   nvcc -O2 -I/usr/include/stb -o exercise exercise.cu
  *   ./exercise [IMAGE]
  */
@@ -54,8 +54,8 @@ __global__ void normalize_flip(float *out, const unsigned char *in,
     if (x >= width || y >= height)  /* past the edge: no pixel here */
         return;
     size_t row = (size_t)y * width;
-    size_t dst = row + x;  /* FIXME: where pixel x lands */
-    out[dst] = in[row + x];  /* FIXME: astype(float32) / 255.0 */
+    size_t dst = row + x;  /* FIXME 1: where pixel x lands */
+    out[dst] = in[row + x];  /* FIXME 2: astype(float32) / 255.0 */
 }
 
 int main(int argc, char **argv)
@@ -103,15 +103,15 @@ int main(int argc, char **argv)
     float *d_out;
     CUDA_CHECK(cudaMalloc(&d_in, n));
     CUDA_CHECK(cudaMalloc(&d_out, out_bytes));
-    CUDA_CHECK(cudaMemset(d_in, 0, n));  /* FIXME: cp.asarray(image) */
+    CUDA_CHECK(cudaMemset(d_in, 0, n));  /* FIXME 3: cp.asarray(image) */
     CUDA_CHECK(cudaMemset(d_out, 0xff, out_bytes));
 
     /* image_normalized = image_cp.astype(cp.float32) / 255.0
        image_flipped = cp.flip(image_normalized, axis=1): one kernel, on
-       enough blocks to cover every pixel: we round up. */
+       enough blocks to cover every pixel (FIXME 4). */
     dim3 block(BLOCK_X, BLOCK_Y);
-    dim3 grid(width / BLOCK_X,    /* FIXME: every column */
-              height / BLOCK_Y);  /* FIXME: every row */
+    dim3 grid(width / BLOCK_X,    /* FIXME 4: every column */
+              height / BLOCK_Y);  /* FIXME 4: every row */
     normalize_flip<<<grid, block>>>(d_out, d_in, width, height);
     CUDA_CHECK(cudaGetLastError());
     /* The result back, into zeroed memory; cudaMemcpy waits for the kernel. */
@@ -120,7 +120,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "cannot allocate %zu bytes\n", out_bytes);
         return 1;
     }
-    CUDA_CHECK(cudaMemcpy(h_out, d_out, n, cudaMemcpyDefault)); /* FIXME */
+    CUDA_CHECK(cudaMemcpy(h_out, d_out, n,      /* FIXME 5: all of it? */
+                          cudaMemcpyDeviceToHost));
     printf("shape (%d, %d), grid %u x %u blocks of %d x %d threads\n",
            height, width, grid.x, grid.y, BLOCK_X, BLOCK_Y);
     printf("row 0: in %d ... %d, out %.6f ... %.6f\n", h_in[0],

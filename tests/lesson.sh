@@ -9,15 +9,11 @@
 #       works, and the file needs nothing from this project.
 #   lesson.sh fixme LESSON EXERCISE
 #       Past each file's header comment (up to the first line holding
-#       "*/"), the exercise differs from the lesson only in lines that say
-#       FIXME, and in 3 to 10 of them.
+#       "*/"), the exercise differs from the lesson only in hunks that say
+#       "FIXME k", numbered 1 to N, N from 3 to 5, and with every FIXME
+#       solved it is the lesson (tests/exercise_states.sh split).
 mode=$1
 shift
-
-# body FILE: FILE without its leading comment block.
-body() {
-    awk 'done { print; next } /\*\// { done = 1 }' "$1"
-}
 
 case $mode in
 alone)
@@ -44,23 +40,11 @@ alone)
     ;;
 fixme)
     lesson=$1 exercise=$2
-    a=$(mktemp) && b=$(mktemp) || exit 1
-    trap 'rm -f "$a" "$b"' EXIT
-    body "$lesson" >"$a"
-    body "$exercise" >"$b"
-    changed=$(diff "$a" "$b" | grep '^>')
-    other=$(printf '%s\n' "$changed" | grep -v FIXME | grep -v '^$')
-    count=$(printf '%s\n' "$changed" | grep -c FIXME)
-    if [ -n "$other" ]; then
-        echo "the exercise differs from the lesson in lines without FIXME:"
-        printf '%s\n' "$other"
-        exit 1
-    fi
-    if [ "$count" -lt 3 ] || [ "$count" -gt 10 ]; then
-        echo "the exercise has $count FIXME lines; 3 to 10 expected"
-        exit 1
-    fi
-    echo "exercise = lesson with $count FIXME lines"
+    dir=$(mktemp -d) || exit 1
+    trap 'rm -rf "$dir"' EXIT
+    sh "$(dirname "$0")/exercise_states.sh" split "$lesson" "$exercise" \
+        "$dir" || exit 1
+    echo "exercise = lesson with $(wc -l <"$dir/states") FIXMEs"
     ;;
 *)
     echo "lesson.sh: unknown mode '$mode'" >&2

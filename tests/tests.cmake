@@ -95,8 +95,13 @@ endfunction()
 
 # cm_lesson(CHAPTER): a chapter's lesson.cu and exercise.cu. On the CPU:
 # each builds alone from its own header's nvcc line, the exercise is the
-# lesson with only FIXME lines changed, and without a GPU both exit 77. On
-# a GPU: the lesson prints PASS and the unsolved exercise prints FAIL.
+# lesson with only numbered FIXMEs changed, and without a GPU both exit 77.
+# On a GPU: the lesson prints PASS and the unsolved exercise prints FAIL.
+# An exercise never lies (tests/exercise_states.sh): each FIXME solved
+# alone, and all but one solved, builds warning-free with the lessons'
+# flags (LESSON_FLAGS, from the Makefile: a cpu test, which the gpu test
+# needs as its fixture) and on a GPU ends with a FAIL line and exit 1,
+# nothing on stderr; all solved is the lesson, and PASSes.
 # The sanitizer builds skip them: they build no lessons.
 set(LESSONS_WITHOUT_ARGUMENTS 03_matmul 04_memory 05_hybrid_threads
     07_bandwidth)
@@ -127,6 +132,23 @@ function(cm_lesson chapter)
            "${BIN_DIR}/${chapter}.exercise")
   set_tests_properties(${chapter}.gpu_lesson ${chapter}.gpu_exercise_fails
                        PROPERTIES LABELS gpu SKIP_RETURN_CODE 77)
+  set(states_sh sh "${SRC_DIR}/tests/exercise_states.sh")
+  set(states "${TEST_BIN_DIR}/exercise_states/${chapter}")
+  set(flags ${LESSON_FLAGS})
+  separate_arguments(flags)
+  add_test(${chapter}.exercise_states_build ${states_sh} build
+           "${dir}/lesson.cu" "${dir}/exercise.cu" "${states}" "${NVCC}"
+           ${flags})
+  # From the source folder: LESSON_FLAGS may name STB_INCLUDE relatively.
+  # Its 6 to 10 builds take minutes: a high COST starts it first.
+  set_tests_properties(${chapter}.exercise_states_build PROPERTIES
+                       LABELS cpu WORKING_DIRECTORY "${SRC_DIR}" COST 1000
+                       FIXTURES_SETUP ${chapter}.exercise_states)
+  add_test(${chapter}.gpu_exercise_states ${states_sh} run "${states}"
+           "${BIN_DIR}/${chapter}.exercise" "${BIN_DIR}/${chapter}.lesson")
+  set_tests_properties(${chapter}.gpu_exercise_states PROPERTIES LABELS gpu
+                       SKIP_RETURN_CODE 77
+                       FIXTURES_REQUIRED ${chapter}.exercise_states)
 endfunction()
 
 # The build with older toolkits (tests/old-toolkit.sh): the default SMS is
@@ -134,6 +156,13 @@ endfunction()
 # CUDA 12.0 and 12.8, which `tests/old-toolkit.sh fetch build/old-cuda`
 # downloads (CI does); without them the test is skipped. Both run in the
 # plain build only: the sanitizers change nothing they check.
+# The exercise-state test's own test: made-up files and programs.
+if(NOT SANITIZE)
+  add_test(exercise_states.self_test sh
+           "${SRC_DIR}/tests/exercise_states_test.sh")
+  set_tests_properties(exercise_states.self_test PROPERTIES LABELS cpu)
+endif()
+
 if(NOT SANITIZE)
   set(old_toolkit sh "${SRC_DIR}/tests/old-toolkit.sh")
   string(REPLACE ";" " " chapter_list "${CHAPTERS}")
