@@ -259,16 +259,18 @@ set_tests_properties(imgbatch.gpu_example PROPERTIES LABELS gpu
 # The library never ends its host process: its objects refer to no
 # exit (batch/never_exits.sh, nm). tests/test_06_loader.c, a unit test on
 # the CPU (it hides the GPUs itself), checks its statuses without a GPU;
-# on a GPU (imgbatch.gpu_loader) each allocation of open + next + close
-# failing in turn, two loaders at once, another thread, and a file
-# changed between open and next on every decode path.
+# on a GPU (imgbatch.gpu_loader) allocations of open + next + close
+# failing in turn (40 of them spread over all, for each of three ways to
+# run; IMGBATCH_TEST_EVERY_ALLOCATION=1: every one), two loaders at once,
+# another thread, and a file changed between open and next on every
+# decode path.
 add_test(imgbatch.library_never_exits sh
          "${SRC_DIR}/${ch}/batch/never_exits.sh"
          "${TEST_BIN_DIR}/../obj/${ch}/batch")
 set_tests_properties(imgbatch.library_never_exits PROPERTIES LABELS cpu)
 add_test(imgbatch.gpu_loader "${TEST_BIN_DIR}/test_06_loader" gpu)
 set_tests_properties(imgbatch.gpu_loader PROPERTIES LABELS gpu
-                     SKIP_RETURN_CODE 77 TIMEOUT 900)
+                     SKIP_RETURN_CODE 77 TIMEOUT 600)
 
 # The benchmark corpus (imgbatch --make-corpus, no GPU): its usage errors,
 # and the files it writes (batch/corpus_check.sh; tests/test_06_corpus.c
