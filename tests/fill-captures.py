@@ -36,19 +36,25 @@ def load(root):
 
 
 def fill(readme, header, captures):
+    """Rewrites the block under each marker that has a capture (the
+    captures of one README, in order; CAPTURE_ONLY may have left some
+    markers without one, whose blocks stay as they are)."""
     lines = open(readme).read().split("\n")
-    out, i, k = [], 0, 0
+    left = list(captures)
+    out, i, filled = [], 0, 0
     while i < len(lines):
         m = MARKER.match(lines[i])
         out.append(lines[i])
         i += 1
         if not m:
             continue
-        cmd, rc, text = captures[k]
-        k += 1
-        if cmd != m.group(1):
-            sys.exit("%s: capture %d is for '%s', marker says '%s'"
-                     % (readme, k, cmd, m.group(1)))
+        if not left or left[0][0] != m.group(1):
+            if any(c[0] == m.group(1) for c in left):
+                sys.exit("%s: capture for '%s' out of order" %
+                         (readme, m.group(1)))
+            continue
+        cmd, rc, text = left.pop(0)
+        filled += 1
         if rc != "0":
             print("warning: %s: '%s' exited %s" % (readme, cmd, rc))
         if i < len(lines) and lines[i].startswith("Output on "):
@@ -59,11 +65,11 @@ def fill(readme, header, captures):
                 i += 1
             i += 1
         out += [header, "```", "$ " + cmd, text, "```"]
-    if k != len(captures):
-        sys.exit("%s: %d markers but %d captures" % (readme, k,
-                                                     len(captures)))
+    if left:
+        sys.exit("%s: no marker for the capture of '%s'" % (readme,
+                                                            left[0][0]))
     open(readme, "w").write("\n".join(out))
-    print("%s: %d block(s) filled" % (readme, k))
+    print("%s: %d block(s) filled" % (readme, filled))
 
 
 def main():

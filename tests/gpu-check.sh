@@ -13,15 +13,18 @@
 # unshown, to make input files). Everything lands in OUTDIR, bundled as
 # OUTDIR/gpu-check.tgz; a short summary is printed last.
 #
-#   tests/gpu-check.sh OUTDIR [all|check|capture]
+#   tests/gpu-check.sh OUTDIR [all|check|test|memcheck|capture]
 #
-# "check" is the build, tests and sanitizers; "capture" the README runs
-# (it builds first if needed). Environment: SMS (default 90, the H200's),
+# "check" is the build, tests and sanitizers ("test" and "memcheck" the
+# two halves, for a machine held a few minutes at a time); "capture" the
+# README runs (it builds first if needed). The sanitizer runs of each
+# chapter go side by side, a chapter to a process. Environment: SMS (default 90, the H200's),
 # CHAPTERS (limit both phases to these folders), RACECHECK (chapters that
 # also get racecheck), TOP_README (1: capture README.md's blocks even with
-# CHAPTERS set).
+# CHAPTERS set), CAPTURE_ONLY (an extended regex: only the captures whose
+# command matches it run; their setup lines all run).
 set -u
-out=${1:?usage: tests/gpu-check.sh OUTDIR [all|check|capture]}
+out=${1:?usage: tests/gpu-check.sh OUTDIR [all|check|test|memcheck|capture]}
 phase=${2:-all}
 sms=${SMS:-90}
 racecheck=${RACECHECK:-"05_hybrid_threads"}
@@ -42,7 +45,7 @@ if ! make -j"$(nproc)" SMS="$sms" CHAPTERS="$chapters" \
     note "BUILD FAILED"; tail -30 "$out/logs/build.log"; exit 1
 fi
 
-if [ "$phase" != capture ]; then
+case $phase in all|check|test)
 make test SMS="$sms" CHAPTERS="$chapters" >"$out/logs/ctest.log" 2>&1
 test_rc=$?
 note "make test: rc=$test_rc; $(grep -E 'tests passed|tests failed' \
@@ -66,8 +69,17 @@ case " $chapters " in *" 06_image_preprocess "*)
         tee -a "$summary";;
 esac
 
-for name in $chapters; do
-    bin=build/bin/$name
+;;
+esac
+
+case $phase in all|check|memcheck)
+# memcheck_chapter NAME: the chapter's sanitizer runs, their lines in
+# logs/summary-NAME.txt (the chapters run side by side; the lines are
+# put in order after).
+memcheck_chapter() {
+    local name=$1 bin=build/bin/$1 kind state log states
+    local summary=$out/logs/summary-$1.txt
+    : >"$summary"
     compute-sanitizer --tool memcheck --leak-check full --error-exitcode 9 \
         "$bin" --quick >"$out/logs/memcheck-$name.log" 2>&1
     note "memcheck  $name: rc=$? $(grep 'ERROR SUMMARY' \
@@ -100,6 +112,13 @@ for name in $chapters; do
         note "racecheck $name: rc=$? $(grep -E 'RACECHECK SUMMARY|ERROR SUMMARY' \
             "$out/logs/racecheck-$name.log" | tail -1)";;
     esac
+}
+for name in $chapters; do
+    memcheck_chapter "$name" &
+done
+wait
+for name in $chapters; do
+    cat "$out/logs/summary-$name.txt" >>"$summary"
 done
 
 # 06's batch tool, imgbatch, is a program of its own: memcheck its GPU
@@ -107,30 +126,48 @@ done
 # on a small wild folder (mixed sizes and chroma, restart markers, Exif,
 # gray files) with a file of garbage scan data and one cut in half
 # (batch/tests.sh corpora makes them), resized, in gray and in RGB, in
-# batches of 6 over several streams, the bad files skipped.
+# batches of 6 over several streams, the bad files skipped; then the GPU
+# decode as on a GPU without a JPEG engine, and on a folder with a JPEG
+# whose zeroed scan decodes (skipped by the check).
 case " $chapters " in *" 06_image_preprocess "*)
     tool=build/bin/imgbatch
     jpegs=$out/jpegs-memcheck
     sh 06_image_preprocess/batch/tests.sh corpora "$tool" "$jpegs" \
         >"$out/logs/memcheck-06-corpus.log" 2>&1
+    # imgbatch_memcheck NAME FOLDER ARGS...: one run, its line in
+    # logs/summary-imgbatch-NAME.txt
+    imgbatch_memcheck() {
+        local name=$1 folder=$2 log=$out/logs/memcheck-06-imgbatch-$1.log
+        shift 2
+        compute-sanitizer --tool memcheck --leak-check full \
+            --error-exitcode 9 "$tool" "$jpegs/$folder" --skip-bad \
+            --resize 64x48 --batch-size 6 --streams 3 --repeat 1 "$@" \
+            >"$log" 2>&1
+        echo "memcheck  imgbatch $name: rc=$? $(grep 'ERROR SUMMARY' \
+            "$log" | tail -1)" >"$out/logs/summary-imgbatch-$name.txt"
+    }
+    runs=""
     for decoder in gpu cpu; do
         for color in gray rgb; do
-            log=$out/logs/memcheck-06-imgbatch-$decoder-$color.log
-            compute-sanitizer --tool memcheck --leak-check full \
-                --error-exitcode 9 "$tool" "$jpegs/wild_bad" --skip-bad \
-                --decoder $decoder --color $color --resize 64x48 \
-                --batch-size 6 --streams 3 --repeat 1 >"$log" 2>&1
-            note "memcheck  imgbatch --decoder $decoder --color $color:" \
-                "rc=$? $(grep 'ERROR SUMMARY' "$log" | tail -1)"
+            imgbatch_memcheck "$decoder-$color" wild_bad --decoder $decoder \
+                --color $color &
+            runs="$runs $decoder-$color"
         done
+    done
+    IMGBATCH_EMULATE_NO_ENGINE=1 imgbatch_memcheck gpu-rgb-no-engine \
+        wild_bad --decoder gpu --color rgb &
+    imgbatch_memcheck gpu-rgb-zeroed wild_zeroed --decoder gpu --color rgb &
+    wait
+    for name in $runs gpu-rgb-no-engine gpu-rgb-zeroed; do
+        note "$(cat "$out/logs/summary-imgbatch-$name.txt")"
     done
     rm -rf "$jpegs";;
 esac
-
-fi
+;;
+esac
 
 # README captures: one file per marker, named by an index kept beside them.
-if [ "$phase" != check ]; then
+case $phase in all|capture)
 index="$out/captures/index.tsv"
 : >"$index"
 n=0
@@ -159,6 +196,10 @@ for readme in $readmes; do
             n=$((n + 1))
             id="$(dirname "$readme" | tr / _ | sed "s/^\.$/top/")-$n"
             case $readme in */NOTES.md) id="$id-notes" ;; esac
+            if [ -n "${CAPTURE_ONLY:-}" ] &&
+                ! printf '%s\n' "$cmd" | grep -qE "$CAPTURE_ONLY"; then
+                continue
+            fi
             start=$SECONDS
             # The top README speaks of every chapter: CHAPTERS must not
             # narrow what its commands (make compare) run.
@@ -172,7 +213,8 @@ for readme in $readmes; do
             note "capture $id rc=$rc ($((SECONDS - start)) s): $cmd"
         done
 done
-fi
+;;
+esac
 
 tar czf "$out/gpu-check.tgz" -C "$out" logs captures summary.txt
 echo "---- summary"
