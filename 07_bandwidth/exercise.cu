@@ -132,12 +132,10 @@ int main(int argc, char **argv)
     memcpy(h_pinned, h_x, bytes);
     time_h2d("pinned (FIXME 2), events", d_x, h_pinned, 1, N);
     check_copy("pinned H2D", d_x, h_x, h_back, N);
-    /* [cp.asarray(a) for a in arrays], 1000 arrays of 8 KiB (the start of
-       x_np) from malloc memory, against the same bytes packed in pinned
-       memory, copied once. The two differ twice: each copy pays a fixed
-       cost (the packed one once), and pageable bytes are staged by the
-       CPU; the lab's part 3 times the two apart. (Packing scattered
-       arrays costs the CPU a copy too.) */
+    /* [cp.asarray(a) for a in arrays], 1000 arrays of 8 KiB from malloc
+       memory, against the same bytes packed in pinned memory: a fixed
+       cost per copy, and pageable bytes staged by the CPU (the lab's
+       part 3 times the two apart; packing costs the CPU a copy too). */
     time_h2d("1000 x 8 KiB malloc, one copy each", d_x, h_x, ARRAYS,
              ARRAY_ELEMS);
     check_copy("one copy each", d_x, h_x, h_back, small);
