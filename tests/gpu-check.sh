@@ -176,7 +176,7 @@ n=0
 # A chapter's NOTES.md, its deep dives, may hold captures too.
 readmes=$(for c in $chapters; do
     echo "$c/README.md $c/NOTES.md"
-    find "$c" -mindepth 2 -name README.md | sort
+    find "$c" -mindepth 2 \( -name README.md -o -name NOTES.md \) | sort -r  # a README before its NOTES, which may use its files
 done)
 if [ -z "${CHAPTERS:-}" ] || [ -n "${TOP_README:-}" ]; then
     readmes="$readmes README.md"
