@@ -173,10 +173,11 @@ index="$out/captures/index.tsv"
 n=0
 # The top README's captures (its summary of every chapter) come last, and
 # only when every chapter is checked, or TOP_README=1 asks for them.
-# A chapter's NOTES.md, its deep dives, may hold captures too.
+# A chapter's NOTES.md, its deep dives, may hold captures too; in a
+# subfolder, its README's come first (a NOTES capture may use its files).
 readmes=$(for c in $chapters; do
     echo "$c/README.md $c/NOTES.md"
-    find "$c" -mindepth 2 \( -name README.md -o -name NOTES.md \) | sort -r  # a README before its NOTES, which may use its files
+    find "$c" -mindepth 2 \( -name README.md -o -name NOTES.md \) | sort -r
 done)
 if [ -z "${CHAPTERS:-}" ] || [ -n "${TOP_README:-}" ]; then
     readmes="$readmes README.md"
