@@ -56,13 +56,55 @@ int fmt_check_png(const unsigned char *d, size_t len, io_info *info,
     }
 }
 
+/* The Huffman tables of a DHT segment, of `bytes` bytes at p, found at
+ * byte `at` of the file. Returns 0, or -1 with "corrupt JPEG: ..." in why:
+ * a table of more than 256 codes, a DC table with a symbol over 15, or
+ * tables that do not fill the segment exactly. */
+static int check_dht(const unsigned char *p, size_t bytes, size_t at,
+                     char *why, size_t why_len)
+{
+    size_t pos = 0;
+    while (pos < bytes) {
+        if (bytes - pos < 17)
+            break;
+        size_t codes = 0;
+        for (int i = 1; i <= 16; i++)
+            codes += p[pos + (size_t)i];
+        if (codes > 256) {
+            snprintf(why, why_len, "corrupt JPEG: the Huffman table at "
+                     "byte %zu has %zu codes, more than 256", at + pos,
+                     codes);
+            return -1;
+        }
+        if (codes > bytes - pos - 17)
+            break;
+        for (size_t i = 0; (p[pos] >> 4) == 0 && i < codes; i++)
+            if (p[pos + 17 + i] > 15) {
+                snprintf(why, why_len, "corrupt JPEG: the DC Huffman table "
+                         "at byte %zu codes a difference of %u bits, more "
+                         "than 15", at + pos, p[pos + 17 + i]);
+                return -1;
+            }
+        pos += 17 + codes;
+    }
+    if (pos == bytes)
+        return 0;
+    snprintf(why, why_len, "corrupt JPEG: the Huffman tables at byte %zu "
+             "do not fill their segment (%zu bytes) exactly", at, bytes);
+    return -1;
+}
+
 /* A JPEG is a chain of marker segments; after each start-of-scan comes
  * entropy-coded data in which 0xFF is followed by 0x00 (a stuffed byte) or
  * a restart marker. A complete file reaches the end-of-image marker. */
 int fmt_check_jpeg(const unsigned char *d, size_t len, io_info *info,
                    char *why, size_t why_len)
 {
-    size_t pos = 2;
+    /* stb_image skips 0xFF fill bytes before the start marker too. */
+    size_t pos = 1;
+    while (pos < len && d[pos] == 0xFF)
+        pos++;
+    pos++;  /* the start marker's 0xD8 (or past a file cut before it) */
     for (;;) {
         if (pos < len && d[pos] != 0xFF) {
             snprintf(why, why_len, "corrupt JPEG: expected a marker at "
@@ -88,21 +130,16 @@ int fmt_check_jpeg(const unsigned char *d, size_t len, io_info *info,
         }
         if (segment > len - pos)
             break;
-        /* A Huffman table (DHT) lists how many codes it has of each length,
-         * 1 to 16, then their symbols: at most 256. stb_image up to 2.27
-         * stores more past the end of its table. */
-        size_t at = pos + 2, end = pos + segment;
-        while (marker == 0xC4 && at <= end && end - at >= 17) {
-            size_t codes = 0;
-            for (int i = 1; i <= 16; i++)
-                codes += d[at + (size_t)i];
-            if (codes > 256) {
-                snprintf(why, why_len, "corrupt JPEG: the Huffman table at "
-                         "byte %zu has %zu codes, more than 256", at, codes);
-                return -1;
-            }
-            at += 17 + codes;
-        }
+        /* A Huffman table segment (DHT) holds tables that each list how
+         * many codes it has of each length, 1 to 16, then their symbols:
+         * at most 256. stb_image up to 2.27 stores more past the end of
+         * its table; it reads tables for as long as its segment has a
+         * byte left, the last one's counts past the segment if it is not
+         * filled exactly; and it looks up a DC difference of a symbol's
+         * bits (at most 11 for 8 bits) in tables of 16. */
+        if (marker == 0xC4 &&
+            check_dht(d + pos + 2, segment - 2, pos + 2, why, why_len) != 0)
+            return -1;
         /* A start of frame (0xC0..0xCF but C4, C8, CC) holds the size. */
         if (marker >= 0xC0 && marker <= 0xCF && marker != 0xC4 &&
             marker != 0xC8 && marker != 0xCC && segment >= 7) {
@@ -215,6 +252,42 @@ cut:
     return -1;
 }
 
+/* A binary PGM or PPM header is "P5" or "P6", then width, height and
+ * maximum value in decimal, each after white space and # comment lines.
+ * stb_image 2.27 reads each number into an int with no bound, so a long
+ * one overflows it; it then refuses sides over 2^24 and maximum values
+ * over 65535. Reading the numbers as it does, but to the file's end (it
+ * stops one digit short), we refuse any above those bounds first. */
+int fmt_check_pnm(const unsigned char *d, size_t len, const char *format,
+                  char *why, size_t why_len)
+{
+    static const char *const names[3] = {"width", "height",
+                                         "maximum value"};
+    static const size_t most[3] = {1 << 24, 1 << 24, 65535};
+    size_t pos = 2;
+    for (int k = 0; k < 3; k++) {
+        for (;;) {  /* white space, then comment lines */
+            while (pos < len && strchr(" \t\n\v\f\r", d[pos]) && d[pos])
+                pos++;
+            if (pos >= len || d[pos] != '#')
+                break;
+            while (pos < len && d[pos] != '\n' && d[pos] != '\r')
+                pos++;
+        }
+        size_t start = pos, value = 0;
+        for (; pos < len && d[pos] >= '0' && d[pos] <= '9'; pos++) {
+            value = value * 10 + (size_t)(d[pos] - '0');
+            if (value > most[k]) {
+                snprintf(why, why_len, "%s header's %s at byte %zu is more "
+                         "than %zu: too large to read", format, names[k],
+                         start, most[k]);
+                return -1;
+            }
+        }
+    }
+    return 0;
+}
+
 const char *fmt_sniff(const unsigned char *d, size_t len)
 {
     static const struct { const char *magic; size_t bytes; const char *name; }
@@ -225,6 +298,13 @@ const char *fmt_sniff(const unsigned char *d, size_t len)
         {"\x53\x80\xf6\x34", 4, "PIC"},
     };
     size_t count = sizeof known / sizeof known[0];
+    /* stb_image takes 0xFF fill bytes before a JPEG's start marker
+     * (0xFF 0xD8), as before any marker: so do we, or its checks. */
+    size_t fill = 0;
+    while (fill < len && d[fill] == 0xFF)
+        fill++;
+    if (fill > 0 && (fill == len || d[fill] == 0xD8))
+        return "JPEG";
     for (size_t i = 0; i < count; i++)
         if (len >= known[i].bytes &&
             memcmp(d, known[i].magic, known[i].bytes) == 0)

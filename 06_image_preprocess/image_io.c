@@ -143,6 +143,9 @@ int io_probe(const char *path, const unsigned char *data, size_t len,
         fmt_check_jpeg(data, len, info, why, sizeof why);
     else if (strcmp(info->format, "HDR") == 0)
         fmt_check_hdr(data, len, why, sizeof why);
+    else if (strcmp(info->format, "PGM") == 0 ||
+             strcmp(info->format, "PPM") == 0)
+        fmt_check_pnm(data, len, info->format, why, sizeof why);
     if (!why[0] && over_cap(path, info, max_pixels, err, err_len) != 0)
         return -1;
     int w = 0, h = 0, comp = 0;

@@ -124,6 +124,22 @@ bad_input(corrupt_png "corrupt.png: cannot decode the PNG data: corrupt"
           "${fx}/corrupt.png")
 bad_input(huge "huge.png: header says 100000 x 100000 = 10000000000 pixels"
           "${fx}/huge.png")
+# Headers on which stb_image 2.27 writes past a table or overflows an
+# int: refused by the checks before it (a JPEG after fill bytes is walked
+# too; a Huffman segment must be filled by its tables; PGM and PPM header
+# numbers are bounded); the same files for imgbatch below.
+set(hostile
+    "fill_huffman.jpg|corrupt JPEG: .* at byte 178 has 267 codes, more than 256"
+    "dht_tail.jpg|corrupt JPEG: the Huffman tables at byte 6 do not fill .*"
+    "wide.pgm|PGM header's width at byte 3 is more than 16777216: too large"
+    "deep.ppm|PPM header's maximum value at byte 7 is more than 65535: too")
+foreach(case ${hostile})
+  string(REPLACE "|" ";" case "${case}")
+  list(GET case 0 file)
+  list(GET case 1 regex)
+  string(REPLACE "." "_" suffix "${file}")
+  bad_input(${suffix} "${file}: ${regex}" "${fx}/${file}")
+endforeach()
 bad_input(max_pixels "gray.png: .* more than --max-pixels 100$"
           --max-pixels 100 "${fx}/gray.png")
 bad_input(out_folder "cannot write .*x.npy: folder .* does not exist"
@@ -147,6 +163,13 @@ bad_batch(truncated_png "truncated.png: truncated PNG: " "${fx}/truncated.png")
 bad_batch(huge "huge.png: header says 100000 x 100000" "${fx}/huge.png")
 bad_batch(max_pixels "gray.png: .* more than --max-pixels 100$"
           --max-pixels 100 "${fx}/gray.png")
+foreach(case ${hostile})
+  string(REPLACE "|" ";" case "${case}")
+  list(GET case 0 file)
+  list(GET case 1 regex)
+  string(REPLACE "." "_" suffix "${file}")
+  bad_batch(${suffix} "${file}: ${regex}" --decoder cpu "${fx}/${file}")
+endforeach()
 bad_batch(sizes "b.png: 20 x 10, but the batch is 37 x 23 .*--resize"
           "${fx}/batch_mixed")
 bad_batch(truncated "batch_bad/b.png: truncated PNG" "${fx}/batch_bad")

@@ -331,6 +331,85 @@ static void test_jpeg_huffman_overflow(void)
     free(data);
 }
 
+/* The walks that keep hostile headers from stb_image 2.27 see what it
+ * sees: a JPEG whose start marker follows 0xFF fill bytes is a JPEG, and
+ * is walked (a good one loads as rgb.jpg does; one with a Huffman table
+ * of 267 codes is refused); a Huffman segment that its tables do not
+ * fill, by 1 to 16 bytes (stb_image reads the next table's counts past
+ * it: here from the marker after it, 0xFF 0xE0, or zeros then that), is
+ * refused; so are a DC table's difference of more than 15 bits, and
+ * PGM and PPM header numbers too large for its int. */
+static void test_hostile_headers(void)
+{
+    io_image fill, plain;
+    char err[1024];
+    EXPECT(load("fill.jpg", &fill, err, sizeof err) == 0);
+    EXPECT(load("rgb.jpg", &plain, err, sizeof err) == 0);
+    EXPECT(fill.pixels && plain.pixels &&
+           strcmp(fill.info.format, "JPEG") == 0 &&
+           memcmp(fill.pixels, plain.pixels, W * H) == 0);
+    if (fill.pixels)
+        io_image_free(&fill);
+    if (plain.pixels)
+        io_image_free(&plain);
+    expect_refused("fill_huffman.jpg", "corrupt JPEG: the Huffman table at "
+                                       "byte 178 has 267 codes, more than "
+                                       "256");
+    expect_refused("dht_tail.jpg", "corrupt JPEG: the Huffman tables at "
+                                   "byte 6 do not fill their segment (19 "
+                                   "bytes) exactly");
+    expect_refused("wide.pgm", "PGM header's width at byte 3 is more than "
+                               "16777216: too large to read");
+    expect_refused("deep.ppm", "PPM header's maximum value at byte 7 is "
+                               "more than 65535: too large to read");
+    size_t len = 0;
+    unsigned char *data = io_read_file(at("rgb.jpg"), &len, err, sizeof err);
+    static unsigned char tail[1024];
+    for (size_t extra = 1; data && extra <= 16; extra++) {
+        /* SOI, a segment of one table of one code and `extra` zeros,
+         * then the rest of rgb.jpg */
+        size_t seg = 2 + 18 + extra, n = 0;
+        memcpy(tail, data, 2);
+        n = 2;
+        tail[n++] = 0xFF;
+        tail[n++] = 0xC4;
+        tail[n++] = 0;
+        tail[n++] = (unsigned char)seg;
+        memset(tail + n, 0, seg - 2);
+        tail[n + 1] = 1;  /* one code of 1 bit */
+        n += seg - 2;
+        memcpy(tail + n, data + 2, len - 2);
+        io_image img;
+        char want[128];
+        snprintf(want, sizeof want, "tail.jpg: corrupt JPEG: the Huffman "
+                 "tables at byte 6 do not fill their segment (%zu bytes) "
+                 "exactly", seg - 2);
+        EXPECT(io_decode_gray("tail.jpg", tail, n + len - 2,
+                              IO_DEFAULT_MAX_PIXELS, &img, err,
+                              sizeof err) == -1);
+        if (!strstr(err, want))
+            fprintf(stderr, "%zu bytes after the table: %s\n", extra, err);
+        EXPECT(strstr(err, want) != NULL);
+    }
+    /* rgb.jpg's first table codes DC differences of 0 to 11 bits; one of
+     * 16 would make stb_image 2.27 read past its tables of 16 entries. */
+    size_t dht = 0;
+    for (size_t i = 0; data && i + 40 < len && !dht; i++)
+        if (data[i] == 0xFF && data[i + 1] == 0xC4)
+            dht = i;
+    EXPECT(dht > 0 && data[dht + 4] == 0x00 && data[dht + 4 + 17 + 11] == 11);
+    if (dht > 0) {
+        data[dht + 4 + 17 + 11] = 16;
+        io_image img;
+        EXPECT(io_decode_gray("dc.jpg", data, len, IO_DEFAULT_MAX_PIXELS,
+                              &img, err, sizeof err) == -1);
+        EXPECT(strstr(err, "dc.jpg: corrupt JPEG: the DC Huffman table at "
+                           "byte 177 codes a difference of 16 bits, more "
+                           "than 15") != NULL);
+    }
+    free(data);
+}
+
 /* A 104-byte PIC header claiming 20000 x 20000 pixels, with no packets
  * (so stbi_info refuses it): refused without stb_image taking the 1.6 GB
  * its reader would allocate for the pixels before finding the file cut. */
@@ -561,6 +640,7 @@ int main(int argc, char **argv)
     test_hdr_zero_run();
     test_hostile_header();
     test_jpeg_huffman_overflow();
+    test_hostile_headers();
     test_batch_inputs();
     threaded_decode("batch", 3);
     threaded_decode("batch_cut", 4);
