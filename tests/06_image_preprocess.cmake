@@ -176,6 +176,10 @@ bad_batch(truncated "batch_bad/b.png: truncated PNG" "${fx}/batch_bad")
 bad_batch(list_missing "nolist.txt: cannot open" --list "${fx}/nolist.txt")
 bad_batch(list_folder "emptydir: is a folder: --list takes a file of image"
           --list "${fx}/emptydir")
+bad_batch(list_nul "list_nul.txt: line 2 holds a NUL byte: --list takes a"
+          --list "${fx}/list_nul.txt")
+bad_batch(list_long "list_long.txt: line 1 is longer than a path can be"
+          --list "${fx}/list_long.txt")
 bad_batch(out_folder "cannot write .*x.npy: folder .* does not exist"
           --out-npy "${fx}/no/such/x.npy" "${fx}/batch")
 bad_batch(out_npy_is_folder "cannot write .*06_fixtures: it is a directory"

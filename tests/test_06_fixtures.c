@@ -422,6 +422,13 @@ static void write_fixtures(void)
                        at("gray.png"), at("rgb.jpg"), at("gray16.png"),
                        at("palette.png"));
     write_bytes("list.txt", list, (size_t)len);
+    /* Lists that are not one path per line: a NUL byte in the second
+     * line, and a first line longer than any path. */
+    write_bytes("list_nul.txt", "gray.png\nrgb\0.jpg\n", 18);
+    static char long_line[5002];
+    memset(long_line, 'a', 5000);
+    long_line[5000] = '\n';
+    write_bytes("list_long.txt", long_line, 5001);
 }
 
 static int remove_fixtures(void)
@@ -436,7 +443,7 @@ static int remove_fixtures(void)
         "wide.pgm", "deep.ppm", "batch_corrupt/a.png", "batch_corrupt/b.png",
         "batch_corrupt/c.png", "batch_cut/a.bmp", "batch_cut/b.bmp",
         "batch_cut/c.bmp", "empty.png", "notimage.png",
-        "list.txt", "batch/a.png", "batch/b.png", "batch/c.jpg",
+        "list.txt", "list_nul.txt", "list_long.txt", "batch/a.png", "batch/b.png", "batch/c.jpg",
         "batch/d.bmp", "batch/notes.txt", "batch_mixed/a.png",
         "batch_mixed/b.png", "batch_bad/a.png", "batch_bad/b.png",
         "batch_bad/c.png"};

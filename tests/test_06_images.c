@@ -490,6 +490,14 @@ static void test_batch_inputs(void)
     path_list_free(&list);
     EXPECT(inputs_collect(NULL, 0, at("nolist.txt"), &list, err,
                           sizeof err) == -1);
+    /* Not one path per line: refused, not cut at the NUL or split. */
+    EXPECT(inputs_collect(NULL, 0, at("list_nul.txt"), &list, err,
+                          sizeof err) == -1);
+    EXPECT(strstr(err, "list_nul.txt: line 2 holds a NUL byte") != NULL);
+    EXPECT(inputs_collect(NULL, 0, at("list_long.txt"), &list, err,
+                          sizeof err) == -1);
+    EXPECT(strstr(err, "list_long.txt: line 1 is longer than a path can "
+                       "be (4095 bytes)") != NULL);
 
     /* Two sizes: an error that suggests a resize, or each its own size
      * (the GPU resizes them). */
