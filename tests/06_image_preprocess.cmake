@@ -85,6 +85,10 @@ set_tests_properties(${ch}.fixtures PROPERTIES LABELS cpu
                      FIXTURES_SETUP images06)
 set_tests_properties(test_06_images PROPERTIES FIXTURES_REQUIRED images06
                      ENVIRONMENT "FIXTURES_06=${fx}" SKIP_RETURN_CODE 77)
+# The fuzz targets' seed corpus and every input that once crashed one
+# (tests/fuzz/), replayed through the same code in this build.
+set_tests_properties(test_06_fuzz PROPERTIES SKIP_RETURN_CODE 77
+                     ENVIRONMENT "FUZZ_INPUTS=${SRC_DIR}/tests/fuzz")
 
 # bad_input(SUFFIX REGEX ARGS...): the lab exits 1 with one stderr line,
 # without a GPU: the image is read and decoded before the device is
