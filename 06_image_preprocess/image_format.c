@@ -39,6 +39,20 @@ int fmt_check_png(const unsigned char *d, size_t len, io_info *info,
                      pos, (size_t)data_bytes + 12, len - pos);
             return -1;
         }
+        /* A chunk whose type starts upper case is critical: stb_image
+         * refuses one it does not know with a reason holding the type's
+         * bytes as they are (a newline, say), written into one buffer
+         * that all threads share. */
+        static const char *const known[] = {"IHDR", "PLTE", "IDAT", "IEND",
+                                             "CgBI"};
+        int critical = !(d[pos + 4] & 0x20), is_known = 0;
+        for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
+            is_known |= memcmp(d + pos + 4, known[i], 4) == 0;
+        if (critical && !is_known) {
+            snprintf(why, why_len, "unsupported PNG: critical chunk %s at "
+                     "byte %zu is not one stb_image knows", type, pos);
+            return -1;
+        }
         if (strcmp(type, "IHDR") == 0 && data_bytes >= 13) {
             info->width = be32(d + pos + 8);
             info->height = be32(d + pos + 12);

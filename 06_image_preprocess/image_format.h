@@ -29,8 +29,10 @@ extern "C" {
 const char *fmt_sniff(const unsigned char *data, size_t len);
 
 /* Walks a PNG's chunks up to IEND, reading IHDR's size and colour type
- * into info. Returns 0, or -1 with "truncated PNG: ..." in why, or with
- * "PNG header says 0 x H pixels: ..." for a size no image can have. */
+ * into info. Returns 0, or -1 with "truncated PNG: ..." in why, with
+ * "PNG header says 0 x H pixels: ..." for a size no image can have, or
+ * with "unsupported PNG: critical chunk ..." for a critical chunk that
+ * stb_image does not know. */
 int fmt_check_png(const unsigned char *data, size_t len, io_info *info,
                   char *why, size_t why_len);
 

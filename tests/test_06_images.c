@@ -337,8 +337,9 @@ static void test_jpeg_huffman_overflow(void)
  * of 267 codes is refused); a Huffman segment that its tables do not
  * fill, by 1 to 16 bytes (stb_image reads the next table's counts past
  * it: here from the marker after it, 0xFF 0xE0, or zeros then that), is
- * refused; so are a DC table's difference of more than 15 bits, and
- * PGM and PPM header numbers too large for its int. */
+ * refused; so are a DC table's difference of more than 15 bits, PGM
+ * and PPM header numbers too large for its int, and a PNG chunk it would
+ * name with a newline. */
 static void test_hostile_headers(void)
 {
     io_image fill, plain;
@@ -406,6 +407,21 @@ static void test_hostile_headers(void)
         EXPECT(strstr(err, "dc.jpg: corrupt JPEG: the DC Huffman table at "
                            "byte 177 codes a difference of 16 bits, more "
                            "than 15") != NULL);
+    }
+    free(data);
+
+    /* A critical chunk stb_image does not know, its type holding a
+     * newline: refused by the chunk walk, on one line. */
+    data = io_read_file(at("gray.png"), &len, err, sizeof err);
+    EXPECT(data && len > 41 && memcmp(data + 37, "IDAT", 4) == 0);
+    if (data && len > 41) {
+        memcpy(data + 37, "I\nAT", 4);
+        io_image img;
+        EXPECT(io_decode_gray("chunk.png", data, len, IO_DEFAULT_MAX_PIXELS,
+                              &img, err, sizeof err) == -1);
+        EXPECT(strstr(err, "chunk.png: unsupported PNG: critical chunk I?AT "
+                           "at byte 33 is not one stb_image knows") &&
+               !strchr(err, '\n'));
     }
     free(data);
 }
