@@ -151,6 +151,15 @@ int io_probe(const char *path, const unsigned char *data, size_t len,
     int w = 0, h = 0, comp = 0;
     int sized = !why[0] && stbi_info_from_memory(data, (int)len, &w, &h,
                                                  &comp);
+    /* A BMP stored top row first says so with a negative height, which
+     * stbi_info passes on; stb_image 2.27 decodes it upright, after
+     * taking abs() of the height, which overflows for the lowest int. */
+    if (sized && h < 0 && strcmp(info->format, "BMP") == 0) {
+        if (h == INT_MIN)
+            snprintf(why, sizeof why, "BMP header says a height of %d "
+                     "pixels: too large to read", h);
+        h = h == INT_MIN ? 0 : -h;
+    }
     if (!why[0] && (!sized || w <= 0 || h <= 0))
         explain_header(info->format, data, len, sized, w, h, why,
                        sizeof why);

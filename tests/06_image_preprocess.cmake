@@ -131,12 +131,14 @@ bad_input(huge "huge.png: header says 100000 x 100000 = 10000000000 pixels"
 # Headers on which stb_image 2.27 writes past a table or overflows an
 # int: refused by the checks before it (a JPEG after fill bytes is walked
 # too; a Huffman segment must be filled by its tables; PGM and PPM header
-# numbers are bounded); the same files for imgbatch below.
+# numbers are bounded; a BMP's height of -2^31 is refused, and any other
+# negative one read as a top-down BMP); the same files for imgbatch below.
 set(hostile
     "fill_huffman.jpg|corrupt JPEG: .* at byte 178 has 267 codes, more than 256"
     "dht_tail.jpg|corrupt JPEG: the Huffman tables at byte 6 do not fill .*"
     "wide.pgm|PGM header's width at byte 3 is more than 16777216: too large"
-    "deep.ppm|PPM header's maximum value at byte 7 is more than 65535: too")
+    "deep.ppm|PPM header's maximum value at byte 7 is more than 65535: too"
+    "lowest.bmp|BMP header says a height of -2147483648 pixels: too large")
 foreach(case ${hostile})
   string(REPLACE "|" ";" case "${case}")
   list(GET case 0 file)
@@ -216,8 +218,9 @@ foreach(size 1x1 1x7 7x1 3x1000 1000x3 1001x1001 4096x1500 3001x2001)
   cm_gpu(${ch} synthetic_${size} --quick --synthetic ${size})
 endforeach()
 foreach(file gray.png rgb.png rgba.png gray16.png palette.png rgb.jpg
-             gray.bmp rgba.bmp gray.tga rgb.tga gray.pgm rgb.ppm gray16.pgm
-             rgb16.ppm gray.gif gray.psd gray.hdr gray.pic)
+             gray.bmp rgba.bmp top_down.bmp gray.tga rgb.tga gray.pgm
+             rgb.ppm gray16.pgm rgb16.ppm gray.gif gray.psd gray.hdr
+             gray.pic)
   cm_gpu(${ch} file_${file} --quick "${fx}/${file}")
   set_tests_properties(${ch}.gpu_file_${file} PROPERTIES
                        FIXTURES_REQUIRED images06)

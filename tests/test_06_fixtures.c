@@ -318,6 +318,29 @@ static void write_hostile(void)
     write_bytes("deep.ppm", deep, sizeof deep - 1);
 }
 
+/* A 24-bit BMP of gray, rows stored top first, which its header says with
+ * a negative height (stb_image_write stores them bottom first); or with
+ * a height of -2^31, the one stb_image 2.27 overflows an int on. */
+static void write_bmp_top_down(const char *name, const uint8_t *gray,
+                               int lowest)
+{
+    enum { ROW = (3 * W + 3) / 4 * 4 };
+    static unsigned char bmp[54 + ROW * H];
+    memset(bmp, 0, sizeof bmp);
+    uint32_t fields[13] = {sizeof bmp, 0, 54, 40, W,
+                           lowest ? 0x80000000u : (uint32_t)-H,
+                           1 | 24 << 16, 0, ROW * H, 0, 0, 0, 0};
+    bmp[0] = 'B';
+    bmp[1] = 'M';
+    for (int i = 0; i < 13; i++)  /* little-endian, from byte 2 */
+        for (int k = 0; k < 4; k++)
+            bmp[2 + 4 * i + k] = (unsigned char)(fields[i] >> 8 * k);
+    for (int y = 0; y < H; y++)
+        for (int x = 0; x < W; x++)
+            memset(bmp + 54 + y * ROW + 3 * x, gray[y * W + x], 3);
+    write_bytes(name, bmp, sizeof bmp);
+}
+
 /* The first half of a file, as an interrupted download leaves it. */
 static void write_first_half(const char *from, const char *to)
 {
@@ -385,6 +408,8 @@ static void write_fixtures(void)
     for (size_t i = 0; i < sizeof CUT / sizeof CUT[0]; i++)
         write_first_half(CUT[i][0], CUT[i][1]);
     write_hostile();
+    write_bmp_top_down("top_down.bmp", &gray[0][0], 0);
+    write_bmp_top_down("lowest.bmp", &gray[0][0], 1);
     write_bytes("empty.png", "", 0);
     const char text[] = "this is a text file, not an image\n";
     write_bytes("notimage.png", text, sizeof text - 1);
@@ -440,7 +465,8 @@ static int remove_fixtures(void)
         "gray16.pgm", "rgb16.ppm", "gray.gif", "gray.psd", "gray.pic",
         "gray.hdr", "gray16.png", "palette.png", "huge.png", "corrupt.png",
         "zero_width.png", "fill.jpg", "fill_huffman.jpg", "dht_tail.jpg",
-        "wide.pgm", "deep.ppm", "batch_corrupt/a.png", "batch_corrupt/b.png",
+        "wide.pgm", "deep.ppm", "top_down.bmp", "lowest.bmp",
+        "batch_corrupt/a.png", "batch_corrupt/b.png",
         "batch_corrupt/c.png", "batch_cut/a.bmp", "batch_cut/b.bmp",
         "batch_cut/c.bmp", "empty.png", "notimage.png",
         "list.txt", "list_nul.txt", "list_long.txt", "batch/a.png", "batch/b.png", "batch/c.jpg",

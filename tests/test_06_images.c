@@ -110,6 +110,7 @@ static void test_loading(void)
     expect_pixels("gray16.png", "PNG, 16-bit gray", gray16_at);
     expect_pixels("palette.png", "PNG, 8-bit palette", palette_at);
     expect_pixels("gray.bmp", "BMP, 8-bit RGB", gray_at);
+    expect_pixels("top_down.bmp", "BMP, 8-bit RGB", gray_at);
     expect_pixels("rgba.bmp", "BMP, 8-bit RGBA", rgb_at);
     expect_pixels("gray.tga", "TGA, 8-bit gray", gray_at);
     expect_pixels("rgb.tga", "TGA, 8-bit RGB", rgb_at);
@@ -363,6 +364,8 @@ static void test_hostile_headers(void)
                                "16777216: too large to read");
     expect_refused("deep.ppm", "PPM header's maximum value at byte 7 is "
                                "more than 65535: too large to read");
+    expect_refused("lowest.bmp", "BMP header says a height of -2147483648 "
+                                 "pixels: too large to read");
     size_t len = 0;
     unsigned char *data = io_read_file(at("rgb.jpg"), &len, err, sizeof err);
     static unsigned char tail[1024];
