@@ -35,6 +35,12 @@ $(FUZZ_DIR)/obj/%.o: %.c | fuzz-clang
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -MMD -MP \
 	  -c $< -o $@
+# stb_image compiled as in every build (06_image_preprocess/extra.mk,
+# which sets STB_FLAGS when chapter 06 is built).
+STB_FLAGS ?= -fwrapv
+$(FUZZ_DIR)/obj/06_image_preprocess/stb_impl.o: FUZZ_CFLAGS += $(STB_FLAGS)
+$(FUZZ_DIR)/obj/06_image_preprocess/stb_impl.o: \
+  06_image_preprocess/extra.mk tests/fuzz/fuzz.mk
 $(FUZZ_DIR)/%: tests/fuzz/%.c $(FUZZ_OBJS) | fuzz-clang
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -MMD -MP -o $@ $< \
 	  $(FUZZ_OBJS) -lpthread -lm
