@@ -299,6 +299,16 @@ int fmt_check_pnm(const unsigned char *d, size_t len, const char *format,
             }
         }
     }
+    /* stbi_info, reading from memory, drops the last digit of a number
+     * that runs to the file's end, and the decode, reading through
+     * callbacks, keeps it: they then disagree on the sample size (a
+     * maximum of 88 or 882), and stb_image reads past its buffer. With
+     * no byte after it, such a header has no pixels anyway. */
+    if (pos >= len) {
+        snprintf(why, why_len, "truncated %s: the file ends at byte %zu, "
+                 "in its header", format, len);
+        return -1;
+    }
     return 0;
 }
 

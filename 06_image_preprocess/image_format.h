@@ -51,7 +51,9 @@ int fmt_check_jpeg(const unsigned char *data, size_t len, io_info *info,
  * maximum value) as stb_image 2.27 does, which keeps each in an int with
  * no bound. Returns 0, or -1 with "PGM header's width at byte 3 is more
  * than 16777216: too large to read" (format names the format) or the
- * like in why, for a side over 2^24 or a maximum over 65535. */
+ * like in why, for a side over 2^24 or a maximum over 65535, or with
+ * "truncated PGM: ..., in its header" for a header that runs to the
+ * file's end (its reads of the last number then disagree). */
 int fmt_check_pnm(const unsigned char *data, size_t len, const char *format,
                   char *why, size_t why_len);
 

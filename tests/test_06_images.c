@@ -366,6 +366,13 @@ static void test_hostile_headers(void)
                                "more than 65535: too large to read");
     expect_refused("lowest.bmp", "BMP header says a height of -2147483648 "
                                  "pixels: too large to read");
+    /* Its last number running to the file's end, which stbi_info reads
+     * as 88 (8 bits) and the decode as 882 (16 bits). */
+    EXPECT(io_decode_gray("end.pgm", (const unsigned char *)"P52\n3\t882",
+                          9, IO_DEFAULT_MAX_PIXELS, &fill, err,
+                          sizeof err) == -1);
+    EXPECT(strstr(err, "end.pgm: truncated PGM: the file ends at byte 9, "
+                       "in its header") != NULL);
     size_t len = 0;
     unsigned char *data = io_read_file(at("rgb.jpg"), &len, err, sizeof err);
     static unsigned char tail[1024];
