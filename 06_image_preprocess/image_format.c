@@ -270,8 +270,8 @@ cut:
  * maximum value in decimal, each after white space and # comment lines.
  * stb_image 2.27 reads each number into an int with no bound, so a long
  * one overflows it; it then refuses sides over 2^24 and maximum values
- * over 65535. Reading the numbers as it does, but to the file's end (it
- * stops one digit short), we refuse any above those bounds first. */
+ * over 65535. Reading the numbers as it does (to the file's end, where
+ * stbi_info stops one digit short), we refuse any above those first. */
 int fmt_check_pnm(const unsigned char *d, size_t len, const char *format,
                   char *why, size_t why_len)
 {
@@ -316,14 +316,14 @@ const char *fmt_sniff(const unsigned char *d, size_t len)
 {
     static const struct { const char *magic; size_t bytes; const char *name; }
     known[] = {
-        {"\x89PNG\r\n\x1a\n", 8, "PNG"}, {"\xff\xd8", 2, "JPEG"},
-        {"GIF8", 4, "GIF"}, {"BM", 2, "BMP"}, {"8BPS", 4, "PSD"},
-        {"P5", 2, "PGM"}, {"P6", 2, "PPM"}, {"#?", 2, "HDR"},
-        {"\x53\x80\xf6\x34", 4, "PIC"},
+        {"\x89PNG\r\n\x1a\n", 8, "PNG"}, {"GIF8", 4, "GIF"},
+        {"BM", 2, "BMP"}, {"8BPS", 4, "PSD"}, {"P5", 2, "PGM"},
+        {"P6", 2, "PPM"}, {"#?", 2, "HDR"}, {"\x53\x80\xf6\x34", 4, "PIC"},
     };
     size_t count = sizeof known / sizeof known[0];
-    /* stb_image takes 0xFF fill bytes before a JPEG's start marker
-     * (0xFF 0xD8), as before any marker: so do we, or its checks. */
+    /* A JPEG starts 0xFF 0xD8, and stb_image takes 0xFF fill bytes
+     * before that start marker, as before any marker: so do we, or a
+     * JPEG would go unchecked. Only 0xFF bytes: one cut there. */
     size_t fill = 0;
     while (fill < len && d[fill] == 0xFF)
         fill++;
