@@ -71,11 +71,12 @@ int fmt_check_png(const unsigned char *d, size_t len, io_info *info,
 }
 
 /* The Huffman tables of a DHT segment, of `bytes` bytes at p, found at
- * byte `at` of the file. Returns 0, or -1 with "corrupt JPEG: ..." in why:
- * a table of more than 256 codes, a DC table with a symbol over 15, or
- * tables that do not fill the segment exactly. */
+ * byte `at` of the file, noting each one's class (0 DC, 1 AC) and id in
+ * defined[class] (bit id). Returns 0, or -1 with "corrupt JPEG: ..." in
+ * why: a table of more than 256 codes, a DC table with a symbol over 15,
+ * or tables that do not fill the segment exactly. */
 static int check_dht(const unsigned char *p, size_t bytes, size_t at,
-                     char *why, size_t why_len)
+                     unsigned defined[2], char *why, size_t why_len)
 {
     size_t pos = 0;
     while (pos < bytes) {
@@ -99,6 +100,8 @@ static int check_dht(const unsigned char *p, size_t bytes, size_t at,
                          "than 15", at + pos, p[pos + 17 + i]);
                 return -1;
             }
+        if ((p[pos] >> 4) <= 1 && (p[pos] & 15) <= 3)  /* else refused */
+            defined[p[pos] >> 4] |= 1u << (p[pos] & 15);
         pos += 17 + codes;
     }
     if (pos == bytes)
@@ -106,6 +109,41 @@ static int check_dht(const unsigned char *p, size_t bytes, size_t at,
     snprintf(why, why_len, "corrupt JPEG: the Huffman tables at byte %zu "
              "do not fill their segment (%zu bytes) exactly", at, bytes);
     return -1;
+}
+
+/* A scan (SOS segment of `bytes` bytes at p, at byte `at`) decodes with
+ * Huffman tables that an earlier DHT segment must have defined: stb_image
+ * 2.27 keeps its tables in memory it never clears, and decodes with
+ * whatever an undefined one holds, reading past its arrays. Each of the
+ * scan's components names a DC table and an AC table; a sequential
+ * frame uses both, a progressive one the DC table in a first DC scan and
+ * the AC table in an AC scan. Returns 0, or -1 with why. */
+static int check_scan(const unsigned char *p, size_t bytes, size_t at,
+                      int progressive, const unsigned defined[2],
+                      char *why, size_t why_len)
+{
+    size_t n = bytes > 2 ? p[2] : 0;
+    if (bytes < 6 + 2 * n)
+        return 0;  /* refused by stb_image */
+    int first_dc = p[3 + 2 * n] == 0 && (p[5 + 2 * n] >> 4) == 0;
+    int ac = p[3 + 2 * n] != 0;
+    for (size_t i = 0; i < n; i++) {
+        unsigned dc_id = p[4 + 2 * i] >> 4, ac_id = p[4 + 2 * i] & 15;
+        int uses_dc = !progressive || first_dc, uses_ac = !progressive || ac;
+        const char *kind = NULL;
+        unsigned id = 0;
+        if (uses_dc && dc_id <= 3 && !(defined[0] >> dc_id & 1))
+            kind = "DC", id = dc_id;
+        else if (uses_ac && ac_id <= 3 && !(defined[1] >> ac_id & 1))
+            kind = "AC", id = ac_id;
+        if (kind) {
+            snprintf(why, why_len, "corrupt JPEG: the scan at byte %zu "
+                     "uses %s Huffman table %u, which no segment before it "
+                     "defines", at, kind, id);
+            return -1;
+        }
+    }
+    return 0;
 }
 
 /* A JPEG is a chain of marker segments; after each start-of-scan comes
@@ -119,6 +157,8 @@ int fmt_check_jpeg(const unsigned char *d, size_t len, io_info *info,
     while (pos < len && d[pos] == 0xFF)
         pos++;
     pos++;  /* the start marker's 0xD8 (or past a file cut before it) */
+    unsigned defined[2] = {0, 0};  /* Huffman tables: DC, AC, bit = id */
+    int progressive = 0;
     for (;;) {
         if (pos < len && d[pos] != 0xFF) {
             snprintf(why, why_len, "corrupt JPEG: expected a marker at "
@@ -151,8 +191,14 @@ int fmt_check_jpeg(const unsigned char *d, size_t len, io_info *info,
          * byte left, the last one's counts past the segment if it is not
          * filled exactly; and it looks up a DC difference of a symbol's
          * bits (at most 11 for 8 bits) in tables of 16. */
-        if (marker == 0xC4 &&
-            check_dht(d + pos + 2, segment - 2, pos + 2, why, why_len) != 0)
+        if (marker == 0xC4 && check_dht(d + pos + 2, segment - 2, pos + 2,
+                                        defined, why, why_len) != 0)
+            return -1;
+        if (marker == 0xC2)
+            progressive = 1;
+        if (marker == 0xDA && check_scan(d + pos, segment, pos - 2,
+                                         progressive, defined, why,
+                                         why_len) != 0)
             return -1;
         /* A start of frame (0xC0..0xCF but C4, C8, CC) holds the size. */
         if (marker >= 0xC0 && marker <= 0xCF && marker != 0xC4 &&

@@ -42,8 +42,9 @@ int fmt_check_png(const unsigned char *data, size_t len, io_info *info,
  * than 256 codes (it writes the rest past its table), tables that do not
  * fill their segment exactly (it reads the next table's counts past the
  * segment), a DC table with a symbol over 15 (it reads past a table of
- * 16). Returns 0, or -1 with "truncated JPEG: ..." or "corrupt JPEG: ..."
- * in why. */
+ * 16), and a scan that uses a table no earlier segment defined (it
+ * decodes with what its memory held). Returns 0, or -1 with "truncated
+ * JPEG: ..." or "corrupt JPEG: ..." in why. */
 int fmt_check_jpeg(const unsigned char *data, size_t len, io_info *info,
                    char *why, size_t why_len);
 

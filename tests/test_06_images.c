@@ -339,8 +339,9 @@ static void test_jpeg_huffman_overflow(void)
  * fill, by 1 to 16 bytes (stb_image reads the next table's counts past
  * it: here from the marker after it, 0xFF 0xE0, or zeros then that), is
  * refused; so are a DC table's difference of more than 15 bits, PGM
- * and PPM header numbers too large for its int, and a PNG chunk it would
- * name with a newline. */
+ * and PPM header numbers too large for its int, a scan that names a
+ * Huffman table never defined, and a PNG chunk it would name with a
+ * newline. */
 static void test_hostile_headers(void)
 {
     io_image fill, plain;
@@ -417,6 +418,30 @@ static void test_hostile_headers(void)
         EXPECT(strstr(err, "dc.jpg: corrupt JPEG: the DC Huffman table at "
                            "byte 177 codes a difference of 16 bits, more "
                            "than 15") != NULL);
+    }
+    free(data);
+
+    /* A scan naming a DC table no DHT segment defined (rgb.jpg's tables
+     * are 0 and 1): stb_image 2.27 would decode with whatever its memory
+     * held there. */
+    data = io_read_file(at("rgb.jpg"), &len, err, sizeof err);
+    size_t sos = 0;
+    for (size_t i = 0; data && i + 6 < len && !sos; i++)
+        if (data[i] == 0xFF && data[i + 1] == 0xDA)
+            sos = i;
+    EXPECT(sos > 0 && data[sos + 6] == 0x00);  /* component 1: DC 0, AC 0 */
+    if (sos > 0) {
+        data[sos + 6] = 0x20;
+        io_image img;
+        char want[160];
+        snprintf(want, sizeof want, "scan.jpg: corrupt JPEG: the scan at "
+                 "byte %zu uses DC Huffman table 2, which no segment before "
+                 "it defines", sos);
+        EXPECT(io_decode_gray("scan.jpg", data, len, IO_DEFAULT_MAX_PIXELS,
+                              &img, err, sizeof err) == -1);
+        if (!strstr(err, want))
+            fprintf(stderr, "got \"%s\"\n", err);
+        EXPECT(strstr(err, want) != NULL);
     }
     free(data);
 
