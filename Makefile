@@ -313,4 +313,5 @@ help:
 
 # A chapter may add its own targets (e.g. plot-07) in NN_topic/extra.mk.
 -include $(wildcard $(CHAPTERS:%=%/extra.mk))
+-include tests/fuzz/fuzz.mk
 -include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)

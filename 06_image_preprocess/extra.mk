@@ -119,6 +119,16 @@ nvjpeg-info:
 	  "builds without it (make nvjpeg fetches it into" \
 	  "$(NVJPEG_WHEEL_DIR))"; fi
 
+# stb_image 2.27's decoders overflow signed ints on hostile data (a
+# progressive JPEG's DC sums, among others; 2.28 checks them): with
+# -fwrapv that is defined, wrapping, arithmetic (garbage pixels from
+# garbage bytes) rather than undefined behaviour that a compiler may
+# build on. Every build of the one file that compiles stb has it; so has
+# the fuzz build (tests/fuzz/fuzz.mk).
+STB_FLAGS := -fwrapv
+$(BUILD)/obj/06_image_preprocess/stb_impl.c.o: C_ALL += $(STB_FLAGS)
+$(BUILD)/obj/06_image_preprocess/stb_impl.c.o: 06_image_preprocess/extra.mk
+
 # stb_image_write's JPEG writer (the corpus's baseline files) keeps its
 # bits in an int and shifts them left past the sign bit, which C leaves
 # undefined (gcc wraps, and the bytes come out right). The sanitizer
@@ -126,5 +136,4 @@ nvjpeg-info:
 # one file that compiles stb.
 ifneq ($(SANITIZE),)
   $(BUILD)/obj/06_image_preprocess/stb_impl.c.o: C_ALL += -fno-sanitize=shift
-  $(BUILD)/obj/06_image_preprocess/stb_impl.c.o: 06_image_preprocess/extra.mk
 endif

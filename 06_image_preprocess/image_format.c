@@ -39,6 +39,20 @@ int fmt_check_png(const unsigned char *d, size_t len, io_info *info,
                      pos, (size_t)data_bytes + 12, len - pos);
             return -1;
         }
+        /* A chunk whose type starts upper case is critical: stb_image
+         * refuses one it does not know with a reason holding the type's
+         * bytes as they are (a newline, say), written into one buffer
+         * that all threads share. */
+        static const char *const known[] = {"IHDR", "PLTE", "IDAT", "IEND",
+                                             "CgBI"};
+        int critical = !(d[pos + 4] & 0x20), is_known = 0;
+        for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
+            is_known |= memcmp(d + pos + 4, known[i], 4) == 0;
+        if (critical && !is_known) {
+            snprintf(why, why_len, "unsupported PNG: critical chunk %s at "
+                     "byte %zu is not one stb_image knows", type, pos);
+            return -1;
+        }
         if (strcmp(type, "IHDR") == 0 && data_bytes >= 13) {
             info->width = be32(d + pos + 8);
             info->height = be32(d + pos + 12);
@@ -56,13 +70,95 @@ int fmt_check_png(const unsigned char *d, size_t len, io_info *info,
     }
 }
 
+/* The Huffman tables of a DHT segment, of `bytes` bytes at p, found at
+ * byte `at` of the file, noting each one's class (0 DC, 1 AC) and id in
+ * defined[class] (bit id). Returns 0, or -1 with "corrupt JPEG: ..." in
+ * why: a table of more than 256 codes, a DC table with a symbol over 15,
+ * or tables that do not fill the segment exactly. */
+static int check_dht(const unsigned char *p, size_t bytes, size_t at,
+                     unsigned defined[2], char *why, size_t why_len)
+{
+    size_t pos = 0;
+    while (pos < bytes) {
+        if (bytes - pos < 17)
+            break;
+        size_t codes = 0;
+        for (int i = 1; i <= 16; i++)
+            codes += p[pos + (size_t)i];
+        if (codes > 256) {
+            snprintf(why, why_len, "corrupt JPEG: the Huffman table at "
+                     "byte %zu has %zu codes, more than 256", at + pos,
+                     codes);
+            return -1;
+        }
+        if (codes > bytes - pos - 17)
+            break;
+        for (size_t i = 0; (p[pos] >> 4) == 0 && i < codes; i++)
+            if (p[pos + 17 + i] > 15) {
+                snprintf(why, why_len, "corrupt JPEG: the DC Huffman table "
+                         "at byte %zu codes a difference of %u bits, more "
+                         "than 15", at + pos, p[pos + 17 + i]);
+                return -1;
+            }
+        if ((p[pos] >> 4) <= 1 && (p[pos] & 15) <= 3)  /* else refused */
+            defined[p[pos] >> 4] |= 1u << (p[pos] & 15);
+        pos += 17 + codes;
+    }
+    if (pos == bytes)
+        return 0;
+    snprintf(why, why_len, "corrupt JPEG: the Huffman tables at byte %zu "
+             "do not fill their segment (%zu bytes) exactly", at, bytes);
+    return -1;
+}
+
+/* A scan (SOS segment of `bytes` bytes at p, at byte `at`) decodes with
+ * Huffman tables that an earlier DHT segment must have defined: stb_image
+ * 2.27 keeps its tables in memory it never clears, and decodes with
+ * whatever an undefined one holds, reading past its arrays. Each of the
+ * scan's components names a DC table and an AC table; a sequential
+ * frame uses both, a progressive one the DC table in a first DC scan and
+ * the AC table in an AC scan. Returns 0, or -1 with why. */
+static int check_scan(const unsigned char *p, size_t bytes, size_t at,
+                      int progressive, const unsigned defined[2],
+                      char *why, size_t why_len)
+{
+    size_t n = bytes > 2 ? p[2] : 0;
+    if (bytes < 6 + 2 * n)
+        return 0;  /* refused by stb_image */
+    int first_dc = p[3 + 2 * n] == 0 && (p[5 + 2 * n] >> 4) == 0;
+    int ac = p[3 + 2 * n] != 0;
+    for (size_t i = 0; i < n; i++) {
+        unsigned dc_id = p[4 + 2 * i] >> 4, ac_id = p[4 + 2 * i] & 15;
+        int uses_dc = !progressive || first_dc, uses_ac = !progressive || ac;
+        const char *kind = NULL;
+        unsigned id = 0;
+        if (uses_dc && dc_id <= 3 && !(defined[0] >> dc_id & 1))
+            kind = "DC", id = dc_id;
+        else if (uses_ac && ac_id <= 3 && !(defined[1] >> ac_id & 1))
+            kind = "AC", id = ac_id;
+        if (kind) {
+            snprintf(why, why_len, "corrupt JPEG: the scan at byte %zu "
+                     "uses %s Huffman table %u, which no segment before it "
+                     "defines", at, kind, id);
+            return -1;
+        }
+    }
+    return 0;
+}
+
 /* A JPEG is a chain of marker segments; after each start-of-scan comes
  * entropy-coded data in which 0xFF is followed by 0x00 (a stuffed byte) or
  * a restart marker. A complete file reaches the end-of-image marker. */
 int fmt_check_jpeg(const unsigned char *d, size_t len, io_info *info,
                    char *why, size_t why_len)
 {
-    size_t pos = 2;
+    /* stb_image skips 0xFF fill bytes before the start marker too. */
+    size_t pos = 1;
+    while (pos < len && d[pos] == 0xFF)
+        pos++;
+    pos++;  /* the start marker's 0xD8 (or past a file cut before it) */
+    unsigned defined[2] = {0, 0};  /* Huffman tables: DC, AC, bit = id */
+    int progressive = 0;
     for (;;) {
         if (pos < len && d[pos] != 0xFF) {
             snprintf(why, why_len, "corrupt JPEG: expected a marker at "
@@ -88,21 +184,22 @@ int fmt_check_jpeg(const unsigned char *d, size_t len, io_info *info,
         }
         if (segment > len - pos)
             break;
-        /* A Huffman table (DHT) lists how many codes it has of each length,
-         * 1 to 16, then their symbols: at most 256. stb_image up to 2.27
-         * stores more past the end of its table. */
-        size_t at = pos + 2, end = pos + segment;
-        while (marker == 0xC4 && at <= end && end - at >= 17) {
-            size_t codes = 0;
-            for (int i = 1; i <= 16; i++)
-                codes += d[at + (size_t)i];
-            if (codes > 256) {
-                snprintf(why, why_len, "corrupt JPEG: the Huffman table at "
-                         "byte %zu has %zu codes, more than 256", at, codes);
-                return -1;
-            }
-            at += 17 + codes;
-        }
+        /* A Huffman table segment (DHT) holds tables that each list how
+         * many codes it has of each length, 1 to 16, then their symbols:
+         * at most 256. stb_image up to 2.27 stores more past the end of
+         * its table; it reads tables for as long as its segment has a
+         * byte left, the last one's counts past the segment if it is not
+         * filled exactly; and it looks up a DC difference of a symbol's
+         * bits (at most 11 for 8 bits) in tables of 16. */
+        if (marker == 0xC4 && check_dht(d + pos + 2, segment - 2, pos + 2,
+                                        defined, why, why_len) != 0)
+            return -1;
+        if (marker == 0xC2)
+            progressive = 1;
+        if (marker == 0xDA && check_scan(d + pos, segment, pos - 2,
+                                         progressive, defined, why,
+                                         why_len) != 0)
+            return -1;
         /* A start of frame (0xC0..0xCF but C4, C8, CC) holds the size. */
         if (marker >= 0xC0 && marker <= 0xCF && marker != 0xC4 &&
             marker != 0xC8 && marker != 0xCC && segment >= 7) {
@@ -215,16 +312,69 @@ cut:
     return -1;
 }
 
+/* A binary PGM or PPM header is "P5" or "P6", then width, height and
+ * maximum value in decimal, each after white space and # comment lines.
+ * stb_image 2.27 reads each number into an int with no bound, so a long
+ * one overflows it; it then refuses sides over 2^24 and maximum values
+ * over 65535. Reading the numbers as it does (to the file's end, where
+ * stbi_info stops one digit short), we refuse any above those first. */
+int fmt_check_pnm(const unsigned char *d, size_t len, const char *format,
+                  char *why, size_t why_len)
+{
+    static const char *const names[3] = {"width", "height",
+                                         "maximum value"};
+    static const size_t most[3] = {1 << 24, 1 << 24, 65535};
+    size_t pos = 2;
+    for (int k = 0; k < 3; k++) {
+        for (;;) {  /* white space, then comment lines */
+            while (pos < len && strchr(" \t\n\v\f\r", d[pos]) && d[pos])
+                pos++;
+            if (pos >= len || d[pos] != '#')
+                break;
+            while (pos < len && d[pos] != '\n' && d[pos] != '\r')
+                pos++;
+        }
+        size_t start = pos, value = 0;
+        for (; pos < len && d[pos] >= '0' && d[pos] <= '9'; pos++) {
+            value = value * 10 + (size_t)(d[pos] - '0');
+            if (value > most[k]) {
+                snprintf(why, why_len, "%s header's %s at byte %zu is more "
+                         "than %zu: too large to read", format, names[k],
+                         start, most[k]);
+                return -1;
+            }
+        }
+    }
+    /* stbi_info, reading from memory, drops the last digit of a number
+     * that runs to the file's end, and the decode, reading through
+     * callbacks, keeps it: they then disagree on the sample size (a
+     * maximum of 88 or 882), and stb_image reads past its buffer. With
+     * no byte after it, such a header has no pixels anyway. */
+    if (pos >= len) {
+        snprintf(why, why_len, "truncated %s: the file ends at byte %zu, "
+                 "in its header", format, len);
+        return -1;
+    }
+    return 0;
+}
+
 const char *fmt_sniff(const unsigned char *d, size_t len)
 {
     static const struct { const char *magic; size_t bytes; const char *name; }
     known[] = {
-        {"\x89PNG\r\n\x1a\n", 8, "PNG"}, {"\xff\xd8", 2, "JPEG"},
-        {"GIF8", 4, "GIF"}, {"BM", 2, "BMP"}, {"8BPS", 4, "PSD"},
-        {"P5", 2, "PGM"}, {"P6", 2, "PPM"}, {"#?", 2, "HDR"},
-        {"\x53\x80\xf6\x34", 4, "PIC"},
+        {"\x89PNG\r\n\x1a\n", 8, "PNG"}, {"GIF8", 4, "GIF"},
+        {"BM", 2, "BMP"}, {"8BPS", 4, "PSD"}, {"P5", 2, "PGM"},
+        {"P6", 2, "PPM"}, {"#?", 2, "HDR"}, {"\x53\x80\xf6\x34", 4, "PIC"},
     };
     size_t count = sizeof known / sizeof known[0];
+    /* A JPEG starts 0xFF 0xD8, and stb_image takes 0xFF fill bytes
+     * before that start marker, as before any marker: so do we, or a
+     * JPEG would go unchecked. Only 0xFF bytes: one cut there. */
+    size_t fill = 0;
+    while (fill < len && d[fill] == 0xFF)
+        fill++;
+    if (fill > 0 && (fill == len || d[fill] == 0xD8))
+        return "JPEG";
     for (size_t i = 0; i < count; i++)
         if (len >= known[i].bytes &&
             memcmp(d, known[i].magic, known[i].bytes) == 0)

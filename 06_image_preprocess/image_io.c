@@ -145,11 +145,23 @@ int io_probe(const char *path, const unsigned char *data, size_t len,
         fmt_check_jpeg(data, len, info, why, sizeof why);
     else if (strcmp(info->format, "HDR") == 0)
         fmt_check_hdr(data, len, why, sizeof why);
+    else if (strcmp(info->format, "PGM") == 0 ||
+             strcmp(info->format, "PPM") == 0)
+        fmt_check_pnm(data, len, info->format, why, sizeof why);
     if (!why[0] && over_cap(path, info, max_pixels, err, err_len) != 0)
         return -1;
     int w = 0, h = 0, comp = 0;
     int sized = !why[0] && stbi_info_from_memory(data, (int)len, &w, &h,
                                                  &comp);
+    /* A BMP stored top row first says so with a negative height, which
+     * stbi_info passes on; stb_image 2.27 decodes it upright, after
+     * taking abs() of the height, which overflows for the lowest int. */
+    if (sized && h < 0 && strcmp(info->format, "BMP") == 0) {
+        if (h == INT_MIN)
+            snprintf(why, sizeof why, "BMP header says a height of %d "
+                     "pixels: too large to read", h);
+        h = h == INT_MIN ? 0 : -h;
+    }
     if (!why[0] && (!sized || w <= 0 || h <= 0))
         explain_header(info->format, data, len, sized, w, h, why,
                        sizeof why);

@@ -9,6 +9,9 @@
  * the chapter keeps -Wall -Wextra -Werror. The failure reason stb_image
  * keeps is thread-local (C11), so the reader threads of the batch
  * pipeline do not overwrite each other's; so is the allocation limit.
+ * This file is compiled with -fwrapv (extra.mk): stb_image 2.27
+ * overflows signed ints on some hostile files, which then wrap, as
+ * defined, instead of being undefined behaviour.
  */
 #include "stb_impl.h"
 

@@ -85,6 +85,10 @@ set_tests_properties(${ch}.fixtures PROPERTIES LABELS cpu
                      FIXTURES_SETUP images06)
 set_tests_properties(test_06_images PROPERTIES FIXTURES_REQUIRED images06
                      ENVIRONMENT "FIXTURES_06=${fx}" SKIP_RETURN_CODE 77)
+# The fuzz targets' seed corpus and every input that once crashed one
+# (tests/fuzz/), replayed through the same code in this build.
+set_tests_properties(test_06_fuzz PROPERTIES SKIP_RETURN_CODE 77
+                     ENVIRONMENT "FUZZ_INPUTS=${SRC_DIR}/tests/fuzz")
 
 # bad_input(SUFFIX REGEX ARGS...): the lab exits 1 with one stderr line,
 # without a GPU: the image is read and decoded before the device is
@@ -124,6 +128,24 @@ bad_input(corrupt_png "corrupt.png: cannot decode the PNG data: corrupt"
           "${fx}/corrupt.png")
 bad_input(huge "huge.png: header says 100000 x 100000 = 10000000000 pixels"
           "${fx}/huge.png")
+# Headers on which stb_image 2.27 writes past a table or overflows an
+# int: refused by the checks before it (a JPEG after fill bytes is walked
+# too; a Huffman segment must be filled by its tables; PGM and PPM header
+# numbers are bounded; a BMP's height of -2^31 is refused, and any other
+# negative one read as a top-down BMP); the same files for imgbatch below.
+set(hostile
+    "fill_huffman.jpg|corrupt JPEG: .* at byte 178 has 267 codes, more than 256"
+    "dht_tail.jpg|corrupt JPEG: the Huffman tables at byte 6 do not fill .*"
+    "wide.pgm|PGM header's width at byte 3 is more than 16777216: too large"
+    "deep.ppm|PPM header's maximum value at byte 7 is more than 65535: too"
+    "lowest.bmp|BMP header says a height of -2147483648 pixels: too large")
+foreach(case ${hostile})
+  string(REPLACE "|" ";" case "${case}")
+  list(GET case 0 file)
+  list(GET case 1 regex)
+  string(REPLACE "." "_" suffix "${file}")
+  bad_input(${suffix} "${file}: ${regex}" "${fx}/${file}")
+endforeach()
 bad_input(max_pixels "gray.png: .* more than --max-pixels 100$"
           --max-pixels 100 "${fx}/gray.png")
 bad_input(out_folder "cannot write .*x.npy: folder .* does not exist"
@@ -145,12 +167,23 @@ bad_batch(truncated_png "truncated.png: truncated PNG: " "${fx}/truncated.png")
 bad_batch(huge "huge.png: header says 100000 x 100000" "${fx}/huge.png")
 bad_batch(max_pixels "gray.png: .* more than --max-pixels 100$"
           --max-pixels 100 "${fx}/gray.png")
+foreach(case ${hostile})
+  string(REPLACE "|" ";" case "${case}")
+  list(GET case 0 file)
+  list(GET case 1 regex)
+  string(REPLACE "." "_" suffix "${file}")
+  bad_batch(${suffix} "${file}: ${regex}" --decoder cpu "${fx}/${file}")
+endforeach()
 bad_batch(sizes "b.png: 20 x 10, but the batch is 37 x 23 .*--resize"
           "${fx}/batch_mixed")
 bad_batch(truncated "batch_bad/b.png: truncated PNG" "${fx}/batch_bad")
 bad_batch(list_missing "nolist.txt: cannot open" --list "${fx}/nolist.txt")
 bad_batch(list_folder "emptydir: is a folder: --list takes a file of image"
           --list "${fx}/emptydir")
+bad_batch(list_nul "list_nul.txt: line 2 holds a NUL byte: --list takes a"
+          --list "${fx}/list_nul.txt")
+bad_batch(list_long "list_long.txt: line 1 is longer than a path can be"
+          --list "${fx}/list_long.txt")
 bad_batch(out_folder "cannot write .*x.npy: folder .* does not exist"
           --out-npy "${fx}/no/such/x.npy" "${fx}/batch")
 bad_batch(out_npy_is_folder "cannot write .*06_fixtures: it is a folder, not"
@@ -190,8 +223,9 @@ foreach(size 1x1 1x7 7x1 3x1000 1000x3 1001x1001 4096x1500 3001x2001)
   cm_gpu(${ch} synthetic_${size} --quick --synthetic ${size})
 endforeach()
 foreach(file gray.png rgb.png rgba.png gray16.png palette.png rgb.jpg
-             gray.bmp rgba.bmp gray.tga rgb.tga gray.pgm rgb.ppm gray16.pgm
-             rgb16.ppm gray.gif gray.psd gray.hdr gray.pic)
+             gray.bmp rgba.bmp top_down.bmp gray.tga rgb.tga gray.pgm
+             rgb.ppm gray16.pgm rgb16.ppm gray.gif gray.psd gray.hdr
+             gray.pic)
   cm_gpu(${ch} file_${file} --quick "${fx}/${file}")
   set_tests_properties(${ch}.gpu_file_${file} PROPERTIES
                        FIXTURES_REQUIRED images06)

@@ -2,7 +2,8 @@
  * good ones in every format stb_image reads (PNG, JPEG, BMP, GIF, TGA,
  * PSD, HDR, PIC, PGM/PPM) and several layouts (8 and 16 bits, gray, RGB,
  * RGBA, palette), and broken ones (empty, not an image, cut off in every
- * format, a header claiming 100000 x 100000 pixels or 0 x 23), plus
+ * format, a header claiming 100000 x 100000 pixels or 0 x 23, headers
+ * that stb_image 2.27 would read out of bounds or overflow on), plus
  * folders for batches.
  *
  *   test_06_fixtures --write DIR   write them into DIR (the CTest fixture
@@ -273,6 +274,73 @@ static void write_pnm(const char *name, const char *magic, int maxval,
     write_bytes(name, pnm, (size_t)head + sample_bytes);
 }
 
+/* Where the first Huffman table segment (0xFF 0xC4) of RGB_JPEG is. */
+static size_t first_dht(void)
+{
+    size_t i = 0;
+    while (RGB_JPEG[i] != '\xff' || RGB_JPEG[i + 1] != '\xc4')
+        i++;
+    return i;
+}
+
+/* Files that stb_image 2.27 reads out of bounds, or overflows an int on,
+ * unless the loader's checks stop them first (image_format.h):
+ * fill.jpg is rgb.jpg with a 0xFF fill byte before its start marker,
+ * which stb_image skips as before any marker (a good file);
+ * fill_huffman.jpg is that with its first Huffman table counting 255
+ * codes of 16 bits more than it has; dht_tail.jpg has a Huffman segment
+ * one byte longer than its one table, so stb_image reads the next
+ * table's counts from the marker after it (0xFF, 0xE0: 479 codes); a
+ * PGM and a PPM with 40 digits of width or of maximum value. */
+static void write_hostile(void)
+{
+    static unsigned char jpeg[1024];
+    size_t n = sizeof RGB_JPEG - 1, dht = first_dht();
+    jpeg[0] = 0xFF;
+    memcpy(jpeg + 1, RGB_JPEG, n);
+    write_bytes("fill.jpg", jpeg, n + 1);
+    jpeg[1 + dht + 4 + 16] = 255;  /* after marker, length, class/id */
+    write_bytes("fill_huffman.jpg", jpeg, n + 1);
+    static const unsigned char tail[] = {
+        0xFF, 0xC4, 0x00, 0x15,  /* 19 bytes: a table of 18 and one more */
+        0x00, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, /* 1 code */
+        0x00,                    /* its symbol */
+        0x00};                   /* the next table's class and id */
+    memcpy(jpeg, RGB_JPEG, 2);
+    memcpy(jpeg + 2, tail, sizeof tail);
+    memcpy(jpeg + 2 + sizeof tail, RGB_JPEG + 2, n - 2);
+    write_bytes("dht_tail.jpg", jpeg, n + sizeof tail);
+    const char wide[] = "P5\n1234567890123456789012345678901234567890 1\n"
+                        "255\n\x80";
+    write_bytes("wide.pgm", wide, sizeof wide - 1);
+    const char deep[] = "P6 1 1\n9999999999999999999999999999999999999999\n"
+                        "\x80\x80\x80";
+    write_bytes("deep.ppm", deep, sizeof deep - 1);
+}
+
+/* A 24-bit BMP of gray, rows stored top first, which its header says with
+ * a negative height (stb_image_write stores them bottom first); or with
+ * a height of -2^31, the one stb_image 2.27 overflows an int on. */
+static void write_bmp_top_down(const char *name, const uint8_t *gray,
+                               int lowest)
+{
+    enum { ROW = (3 * W + 3) / 4 * 4 };
+    static unsigned char bmp[54 + ROW * H];
+    memset(bmp, 0, sizeof bmp);
+    uint32_t fields[13] = {sizeof bmp, 0, 54, 40, W,
+                           lowest ? 0x80000000u : (uint32_t)-H,
+                           1 | 24 << 16, 0, ROW * H, 0, 0, 0, 0};
+    bmp[0] = 'B';
+    bmp[1] = 'M';
+    for (int i = 0; i < 13; i++)  /* little-endian, from byte 2 */
+        for (int k = 0; k < 4; k++)
+            bmp[2 + 4 * i + k] = (unsigned char)(fields[i] >> 8 * k);
+    for (int y = 0; y < H; y++)
+        for (int x = 0; x < W; x++)
+            memset(bmp + 54 + y * ROW + 3 * x, gray[y * W + x], 3);
+    write_bytes(name, bmp, sizeof bmp);
+}
+
 /* The first half of a file, as an interrupted download leaves it. */
 static void write_first_half(const char *from, const char *to)
 {
@@ -339,6 +407,9 @@ static void write_fixtures(void)
     /* Every format cut in half; test_06_images cuts them everywhere. */
     for (size_t i = 0; i < sizeof CUT / sizeof CUT[0]; i++)
         write_first_half(CUT[i][0], CUT[i][1]);
+    write_hostile();
+    write_bmp_top_down("top_down.bmp", &gray[0][0], 0);
+    write_bmp_top_down("lowest.bmp", &gray[0][0], 1);
     write_bytes("empty.png", "", 0);
     const char text[] = "this is a text file, not an image\n";
     write_bytes("notimage.png", text, sizeof text - 1);
@@ -385,6 +456,13 @@ static void write_fixtures(void)
                        at("gray.png"), at("rgb.jpg"), at("gray16.png"),
                        at("palette.png"));
     write_bytes("list.txt", list, (size_t)len);
+    /* Lists that are not one path per line: a NUL byte in the second
+     * line, and a first line longer than any path. */
+    write_bytes("list_nul.txt", "gray.png\nrgb\0.jpg\n", 18);
+    static char long_line[5002];
+    memset(long_line, 'a', 5000);
+    long_line[5000] = '\n';
+    write_bytes("list_long.txt", long_line, 5001);
 }
 
 static int remove_fixtures(void)
@@ -395,10 +473,12 @@ static int remove_fixtures(void)
         "rgba.bmp", "gray.tga", "rgb.tga", "gray.pgm", "rgb.ppm",
         "gray16.pgm", "rgb16.ppm", "gray.gif", "gray.psd", "gray.pic",
         "gray.hdr", "gray16.png", "palette.png", "huge.png", "corrupt.png",
-        "zero_width.png", "batch_corrupt/a.png", "batch_corrupt/b.png",
+        "zero_width.png", "fill.jpg", "fill_huffman.jpg", "dht_tail.jpg",
+        "wide.pgm", "deep.ppm", "top_down.bmp", "lowest.bmp",
+        "batch_corrupt/a.png", "batch_corrupt/b.png",
         "batch_corrupt/c.png", "batch_cut/a.bmp", "batch_cut/b.bmp",
         "batch_cut/c.bmp", "empty.png", "notimage.png",
-        "list.txt", "batch/a.png", "batch/b.png", "batch/c.jpg",
+        "list.txt", "list_nul.txt", "list_long.txt", "batch/a.png", "batch/b.png", "batch/c.jpg",
         "batch/d.bmp", "batch/notes.txt", "batch_mixed/a.png",
         "batch_mixed/b.png", "batch_bad/a.png", "batch_bad/b.png",
         "batch_bad/c.png", "batch_all_bad/a.png", "batch_all_bad/b.png",

@@ -110,6 +110,7 @@ static void test_loading(void)
     expect_pixels("gray16.png", "PNG, 16-bit gray", gray16_at);
     expect_pixels("palette.png", "PNG, 8-bit palette", palette_at);
     expect_pixels("gray.bmp", "BMP, 8-bit RGB", gray_at);
+    expect_pixels("top_down.bmp", "BMP, 8-bit RGB", gray_at);
     expect_pixels("rgba.bmp", "BMP, 8-bit RGBA", rgb_at);
     expect_pixels("gray.tga", "TGA, 8-bit gray", gray_at);
     expect_pixels("rgb.tga", "TGA, 8-bit RGB", rgb_at);
@@ -331,6 +332,135 @@ static void test_jpeg_huffman_overflow(void)
     free(data);
 }
 
+/* The walks that keep hostile headers from stb_image 2.27 see what it
+ * sees: a JPEG whose start marker follows 0xFF fill bytes is a JPEG, and
+ * is walked (a good one loads as rgb.jpg does; one with a Huffman table
+ * of 267 codes is refused); a Huffman segment that its tables do not
+ * fill, by 1 to 16 bytes (stb_image reads the next table's counts past
+ * it: here from the marker after it, 0xFF 0xE0, or zeros then that), is
+ * refused; so are a DC table's difference of more than 15 bits, PGM
+ * and PPM header numbers too large for its int, a scan that names a
+ * Huffman table never defined, and a PNG chunk it would name with a
+ * newline. */
+static void test_hostile_headers(void)
+{
+    io_image fill, plain;
+    char err[1024];
+    EXPECT(load("fill.jpg", &fill, err, sizeof err) == 0);
+    EXPECT(load("rgb.jpg", &plain, err, sizeof err) == 0);
+    EXPECT(fill.pixels && plain.pixels &&
+           strcmp(fill.info.format, "JPEG") == 0 &&
+           memcmp(fill.pixels, plain.pixels, W * H) == 0);
+    if (fill.pixels)
+        io_image_free(&fill);
+    if (plain.pixels)
+        io_image_free(&plain);
+    expect_refused("fill_huffman.jpg", "corrupt JPEG: the Huffman table at "
+                                       "byte 178 has 267 codes, more than "
+                                       "256");
+    expect_refused("dht_tail.jpg", "corrupt JPEG: the Huffman tables at "
+                                   "byte 6 do not fill their segment (19 "
+                                   "bytes) exactly");
+    expect_refused("wide.pgm", "PGM header's width at byte 3 is more than "
+                               "16777216: too large to read");
+    expect_refused("deep.ppm", "PPM header's maximum value at byte 7 is "
+                               "more than 65535: too large to read");
+    expect_refused("lowest.bmp", "BMP header says a height of -2147483648 "
+                                 "pixels: too large to read");
+    /* Its last number running to the file's end, which stbi_info reads
+     * as 88 (8 bits) and the decode as 882 (16 bits). */
+    EXPECT(io_decode_gray("end.pgm", (const unsigned char *)"P52\n3\t882",
+                          9, IO_DEFAULT_MAX_PIXELS, &fill, err,
+                          sizeof err) == -1);
+    EXPECT(strstr(err, "end.pgm: truncated PGM: the file ends at byte 9, "
+                       "in its header") != NULL);
+    size_t len = 0;
+    unsigned char *data = io_read_file(at("rgb.jpg"), &len, err, sizeof err);
+    static unsigned char tail[1024];
+    for (size_t extra = 1; data && extra <= 16; extra++) {
+        /* SOI, a segment of one table of one code and `extra` zeros,
+         * then the rest of rgb.jpg */
+        size_t seg = 2 + 18 + extra, n = 0;
+        memcpy(tail, data, 2);
+        n = 2;
+        tail[n++] = 0xFF;
+        tail[n++] = 0xC4;
+        tail[n++] = 0;
+        tail[n++] = (unsigned char)seg;
+        memset(tail + n, 0, seg - 2);
+        tail[n + 1] = 1;  /* one code of 1 bit */
+        n += seg - 2;
+        memcpy(tail + n, data + 2, len - 2);
+        io_image img;
+        char want[128];
+        snprintf(want, sizeof want, "tail.jpg: corrupt JPEG: the Huffman "
+                 "tables at byte 6 do not fill their segment (%zu bytes) "
+                 "exactly", seg - 2);
+        EXPECT(io_decode_gray("tail.jpg", tail, n + len - 2,
+                              IO_DEFAULT_MAX_PIXELS, &img, err,
+                              sizeof err) == -1);
+        if (!strstr(err, want))
+            fprintf(stderr, "%zu bytes after the table: %s\n", extra, err);
+        EXPECT(strstr(err, want) != NULL);
+    }
+    /* rgb.jpg's first table codes DC differences of 0 to 11 bits; one of
+     * 16 would make stb_image 2.27 read past its tables of 16 entries. */
+    size_t dht = 0;
+    for (size_t i = 0; data && i + 40 < len && !dht; i++)
+        if (data[i] == 0xFF && data[i + 1] == 0xC4)
+            dht = i;
+    EXPECT(dht > 0 && data[dht + 4] == 0x00 && data[dht + 4 + 17 + 11] == 11);
+    if (dht > 0) {
+        data[dht + 4 + 17 + 11] = 16;
+        io_image img;
+        EXPECT(io_decode_gray("dc.jpg", data, len, IO_DEFAULT_MAX_PIXELS,
+                              &img, err, sizeof err) == -1);
+        EXPECT(strstr(err, "dc.jpg: corrupt JPEG: the DC Huffman table at "
+                           "byte 177 codes a difference of 16 bits, more "
+                           "than 15") != NULL);
+    }
+    free(data);
+
+    /* A scan naming a DC table no DHT segment defined (rgb.jpg's tables
+     * are 0 and 1): stb_image 2.27 would decode with whatever its memory
+     * held there. */
+    data = io_read_file(at("rgb.jpg"), &len, err, sizeof err);
+    size_t sos = 0;
+    for (size_t i = 0; data && i + 6 < len && !sos; i++)
+        if (data[i] == 0xFF && data[i + 1] == 0xDA)
+            sos = i;
+    EXPECT(sos > 0 && data[sos + 6] == 0x00);  /* component 1: DC 0, AC 0 */
+    if (sos > 0) {
+        data[sos + 6] = 0x20;
+        io_image img;
+        char want[160];
+        snprintf(want, sizeof want, "scan.jpg: corrupt JPEG: the scan at "
+                 "byte %zu uses DC Huffman table 2, which no segment before "
+                 "it defines", sos);
+        EXPECT(io_decode_gray("scan.jpg", data, len, IO_DEFAULT_MAX_PIXELS,
+                              &img, err, sizeof err) == -1);
+        if (!strstr(err, want))
+            fprintf(stderr, "got \"%s\"\n", err);
+        EXPECT(strstr(err, want) != NULL);
+    }
+    free(data);
+
+    /* A critical chunk stb_image does not know, its type holding a
+     * newline: refused by the chunk walk, on one line. */
+    data = io_read_file(at("gray.png"), &len, err, sizeof err);
+    EXPECT(data && len > 41 && memcmp(data + 37, "IDAT", 4) == 0);
+    if (data && len > 41) {
+        memcpy(data + 37, "I\nAT", 4);
+        io_image img;
+        EXPECT(io_decode_gray("chunk.png", data, len, IO_DEFAULT_MAX_PIXELS,
+                              &img, err, sizeof err) == -1);
+        EXPECT(strstr(err, "chunk.png: unsupported PNG: critical chunk I?AT "
+                           "at byte 33 is not one stb_image knows") &&
+               !strchr(err, '\n'));
+    }
+    free(data);
+}
+
 /* A 104-byte PIC header claiming 20000 x 20000 pixels, with no packets
  * (so stbi_info refuses it): refused without stb_image taking the 1.6 GB
  * its reader would allocate for the pixels before finding the file cut. */
@@ -411,6 +541,14 @@ static void test_batch_inputs(void)
     path_list_free(&list);
     EXPECT(inputs_collect(NULL, 0, at("nolist.txt"), &list, err,
                           sizeof err) == -1);
+    /* Not one path per line: refused, not cut at the NUL or split. */
+    EXPECT(inputs_collect(NULL, 0, at("list_nul.txt"), &list, err,
+                          sizeof err) == -1);
+    EXPECT(strstr(err, "list_nul.txt: line 2 holds a NUL byte") != NULL);
+    EXPECT(inputs_collect(NULL, 0, at("list_long.txt"), &list, err,
+                          sizeof err) == -1);
+    EXPECT(strstr(err, "list_long.txt: line 1 is longer than a path can "
+                       "be (4095 bytes)") != NULL);
 
     /* Two sizes: an error that suggests a resize, or each its own size
      * (the GPU resizes them). */
@@ -561,6 +699,7 @@ int main(int argc, char **argv)
     test_hdr_zero_run();
     test_hostile_header();
     test_jpeg_huffman_overflow();
+    test_hostile_headers();
     test_batch_inputs();
     threaded_decode("batch", 3);
     threaded_decode("batch_cut", 4);

@@ -93,6 +93,9 @@ static int collect_directory(const char *dir, path_list *out,
     return 0;
 }
 
+/* The longest path Linux opens, with its terminating NUL (PATH_MAX). */
+#define PATH_BYTES 4096
+
 static int collect_list_file(const char *list_file, path_list *out,
                              size_t *capacity, char *err, size_t err_len)
 {
@@ -108,15 +111,31 @@ static int collect_list_file(const char *list_file, path_list *out,
                  CM_PATH_ARGS(list_file), strerror(errno));
         return -1;
     }
-    char line[4096];
+    /* One path per line, whole: a line holding a NUL byte (a binary file)
+     * or longer than a path can be is refused, not cut short. */
+    char *line = NULL;
+    size_t cap = 0, number = 0;
+    ssize_t got;
+    const char *bad = NULL;
     int rc = 0;
-    while (rc == 0 && fgets(line, sizeof line, f)) {
-        line[strcspn(line, "\r\n")] = '\0';  /* one path per line */
-        if (line[0] != '\0')
+    while (rc == 0 && !bad && (got = getline(&line, &cap, f)) != -1) {
+        number++;
+        if (memchr(line, '\0', (size_t)got))
+            bad = "holds a NUL byte: --list takes a text file of image "
+                  "paths, one per line";
+        line[strcspn(line, "\r\n")] = '\0';
+        if (!bad && strlen(line) >= PATH_BYTES)
+            bad = "is longer than a path can be (4095 bytes)";
+        if (!bad && line[0] != '\0')
             rc = add_path(out, line, capacity);
     }
     int read_error = ferror(f);
+    free(line);
     fclose(f);
+    if (bad) {
+        snprintf(err, err_len, "%s: line %zu %s", list_file, number, bad);
+        return -1;
+    }
     if (rc != 0 || read_error || out->count == 0) {
         snprintf(err, err_len, CM_PATH_FMT ": %s", CM_PATH_ARGS(list_file),
                  rc ? "not enough memory" : read_error ? "read error"

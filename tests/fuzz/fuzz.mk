@@ -1,0 +1,66 @@
+# tests/fuzz/fuzz.mk - `make fuzz`: the libFuzzer targets of the parsers
+# of untrusted bytes (tests/fuzz/fuzz_*.c), built with clang under ASan
+# and UBSan (which stops at the first undefined behaviour) into
+# $(BUILD)/fuzz, each run for FUZZ_SECONDS from a copy of its seed corpus
+# (tests/fuzz/corpus/NAME/; what it finds stays in $(BUILD)/fuzz). A
+# crash stops make, its input saved as $(BUILD)/fuzz/NAME-crash-*.
+#   make fuzz                        every target, 60 s each
+#   make fuzz FUZZ_SECONDS=600 FUZZ_TARGETS=fuzz_load
+FUZZ_CC      ?= clang
+FUZZ_SECONDS ?= 60
+FUZZ_TARGETS ?= $(basename $(notdir $(wildcard tests/fuzz/fuzz_*.c)))
+FUZZ_DIR     := $(BUILD)/fuzz
+FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=all \
+                -fno-omit-frame-pointer
+FUZZ_CFLAGS  := -std=c11 -D_POSIX_C_SOURCE=200809L -O1 -g -Wall -Wextra \
+                -Icommon -I$(STB_INCLUDE) $(FUZZ_SAN)
+# The sources the targets reach, and what they call in common/.
+FUZZ_SRC := $(addprefix 06_image_preprocess/,image_format.c image_io.c \
+              stb_impl.c batch/jpeg_screen.c batch/batch_inputs.c \
+              batch/transform_ref.c) \
+            common/files.c common/options.c common/cpus.c
+FUZZ_OBJS := $(FUZZ_SRC:%.c=$(FUZZ_DIR)/obj/%.o)
+
+.PHONY: fuzz fuzz-build fuzz-clang
+fuzz-clang:
+	@mkdir -p $(FUZZ_DIR)
+	@printf 'int LLVMFuzzerTestOneInput(const char *d, unsigned long n)%s\n' \
+	  '{ (void)d; (void)n; return 0; }' > $(FUZZ_DIR)/probe.c
+	@$(FUZZ_CC) -fsanitize=fuzzer $(FUZZ_DIR)/probe.c \
+	  -o $(FUZZ_DIR)/probe >/dev/null 2>&1 || { echo "make fuzz:" \
+	  "$(FUZZ_CC) with libFuzzer (-fsanitize=fuzzer) not found;" \
+	  "install clang and its libFuzzer (sudo apt-get install clang; on" \
+	  "Debian 12 also libclang-rt-14-dev)" >&2; exit 1; }
+$(FUZZ_DIR)/obj/%.o: %.c | fuzz-clang
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -MMD -MP \
+	  -c $< -o $@
+# stb_image compiled as in every build (06_image_preprocess/extra.mk,
+# which sets STB_FLAGS when chapter 06 is built).
+STB_FLAGS ?= -fwrapv
+$(FUZZ_DIR)/obj/06_image_preprocess/stb_impl.o: FUZZ_CFLAGS += $(STB_FLAGS)
+$(FUZZ_DIR)/obj/06_image_preprocess/stb_impl.o: \
+  06_image_preprocess/extra.mk tests/fuzz/fuzz.mk
+$(FUZZ_DIR)/%: tests/fuzz/%.c $(FUZZ_OBJS) | fuzz-clang
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -MMD -MP -o $@ $< \
+	  $(FUZZ_OBJS) -lpthread -lm
+fuzz-build: $(FUZZ_TARGETS:%=$(FUZZ_DIR)/%)
+
+# Each target from a fresh copy of its corpus, so that nothing it finds
+# is written into the repository.
+fuzz: fuzz-build
+	@set -e; for t in $(FUZZ_TARGETS); do \
+	  rm -rf $(FUZZ_DIR)/run/$$t; mkdir -p $(FUZZ_DIR)/run/$$t; \
+	  cp tests/fuzz/corpus/$$t/* $(FUZZ_DIR)/run/$$t/; \
+	  echo "fuzz: $$t for $(FUZZ_SECONDS) s"; \
+	  $(FUZZ_DIR)/$$t -max_total_time=$(FUZZ_SECONDS) -timeout=10 \
+	    -rss_limit_mb=2048 -print_final_stats=1 \
+	    -artifact_prefix=$(FUZZ_DIR)/$$t- $(FUZZ_DIR)/run/$$t \
+	    > $(FUZZ_DIR)/$$t.log 2>&1 || \
+	    { tail -n 40 $(FUZZ_DIR)/$$t.log; \
+	      echo "fuzz: $$t failed, see $(FUZZ_DIR)/$$t.log" >&2; exit 1; }; \
+	  grep -E '^stat::number_of_executed_units|^#[0-9]+.*DONE' \
+	    $(FUZZ_DIR)/$$t.log | tail -n 2; \
+	done
+-include $(shell find $(FUZZ_DIR)/obj -name '*.d' 2>/dev/null) \
+         $(wildcard $(FUZZ_DIR)/*.d)

@@ -1,0 +1,40 @@
+/* fuzz_format.c - libFuzzer target: the format sniff and the structure
+ * checks (06_image_preprocess/image_format.c) on any bytes, as io_probe
+ * calls them: fmt_sniff, then the check of the format it names.
+ *
+ *   make fuzz                  builds $(BUILD)/fuzz/fuzz_format, runs it
+ *   tests/test_06_fuzz.c       replays tests/fuzz/corpus/ and crashes/
+ */
+#include "../../06_image_preprocess/image_format.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+int fuzz_format(const uint8_t *data, size_t size)
+{
+    io_info info;
+    char why[256] = "";
+    memset(&info, 0, sizeof info);
+    const char *format = fmt_sniff(data, size);
+    int rc = 0;
+    if (strcmp(format, "PNG") == 0)
+        rc = fmt_check_png(data, size, &info, why, sizeof why);
+    else if (strcmp(format, "JPEG") == 0)
+        rc = fmt_check_jpeg(data, size, &info, why, sizeof why);
+    else if (strcmp(format, "HDR") == 0)
+        rc = fmt_check_hdr(data, size, why, sizeof why);
+    else if (strcmp(format, "PGM") == 0 || strcmp(format, "PPM") == 0)
+        rc = fmt_check_pnm(data, size, format, why, sizeof why);
+    /* A refusal always says why, on one line. */
+    if (rc != 0 && (why[0] == '\0' || strchr(why, '\n')))
+        abort();
+    return 0;
+}
+
+#ifndef FUZZ_REPLAY
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    return fuzz_format(data, size);
+}
+#endif
