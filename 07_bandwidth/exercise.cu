@@ -136,8 +136,7 @@ int main(int argc, char **argv)
        memory, against the same bytes packed in pinned memory: a fixed
        cost per copy, and pageable bytes staged by the CPU (the lab's
        part 3 times the two apart; packing costs the CPU a copy too). */
-    time_h2d("1000 x 8 KiB malloc, one copy each", d_x, h_x, ARRAYS,
-             ARRAY_ELEMS);
+    time_h2d("1000 x 8 KiB, one copy each", d_x, h_x, ARRAYS, ARRAY_ELEMS);
     check_copy("one copy each", d_x, h_x, h_back, small);
     time_h2d("1000 x 8 KiB packed in pinned memory", d_x, h_pinned, 1,
              ARRAY_ELEMS);   /* FIXME 3: how many elements are packed? */
