@@ -125,8 +125,15 @@ c_objs = $(patsubst %,$(BUILD)/obj/%.o,$(filter %.c,$(call lab_src,$(1))))
 LESSONS   := $(if $(SANITIZE),,$(foreach ch,$(CHAPTERS),\
   $(if $(wildcard $(ch)/lesson.cu),$(BIN)/$(ch).lesson)\
   $(if $(wildcard $(ch)/exercise.cu),$(BIN)/$(ch).exercise)))
-LESSON_FLAGS := $(GENCODE) -O2 -Werror all-warnings \
-  -Xcompiler -Wall,-Wextra -I$(STB_INCLUDE)
+LESSON_BASE  := -O2 -Werror all-warnings -Xcompiler -Wall,-Wextra \
+  -I$(STB_INCLUDE)
+LESSON_FLAGS := $(GENCODE) $(LESSON_BASE)
+# The exercises' partial states (tests/exercise_states.sh, some fifty
+# builds) are built for the first of SMS alone, with its PTX, which newer
+# GPUs compile when they load it: for every one of SMS they took minutes.
+STATE_SM     := $(firstword $(SMS))
+STATE_FLAGS  := -gencode arch=compute_$(STATE_SM),code=sm_$(STATE_SM) \
+  -gencode arch=compute_$(STATE_SM),code=compute_$(STATE_SM) $(LESSON_BASE)
 LESSON_LIBS  := -Xlinker -rpath,$(CUDA_PATH)/lib64 -lcublas -lpthread -lm
 # tests/test_NN_x.c belongs to chapter NN: it links that chapter's .c
 # files and is built only with the chapter.
@@ -260,7 +267,7 @@ $(BUILD)/CTestTestfile.cmake: FORCE
 	  'set(SRC_DIR "$(CURDIR)")' 'set(SANITIZE "$(SANITIZE)")' \
 	  'set(UNIT_TESTS "$(UNIT_TESTS)")' 'set(CHAPTERS "$(CHAPTERS)")' \
 	  'set(NVCC "$(NVCC)")' 'set(STB_INCLUDE "$(abspath $(STB_INCLUDE))")' \
-	  'set(LESSON_FLAGS "$(LESSON_FLAGS) $(LESSON_LIBS)")' \
+	  'set(LESSON_FLAGS "$(STATE_FLAGS) $(LESSON_LIBS)")' \
 	  'set(PYTHON "$(PYTHON)")' 'set(HAVE_NVJPEG "$(if $(NVJPEG_LIB),1)")' \
 	  'include("$(CURDIR)/tests/tests.cmake")' > $@
 FORCE:

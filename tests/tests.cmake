@@ -99,9 +99,10 @@ endfunction()
 # On a GPU: the lesson prints PASS and the unsolved exercise prints FAIL.
 # An exercise never lies (tests/exercise_states.sh): each FIXME solved
 # alone, and all but one solved, builds warning-free with the lessons'
-# flags (LESSON_FLAGS, from the Makefile: a cpu test, which the gpu test
-# needs as its fixture) and on a GPU ends with a FAIL line and exit 1,
-# nothing on stderr; all solved is the lesson, and PASSes.
+# flags for the first of SMS (LESSON_FLAGS, the Makefile's STATE_FLAGS: a
+# cpu test, which the gpu test needs as its fixture) and on a GPU ends
+# with a FAIL line and exit 1, nothing on stderr; all solved is the
+# lesson, and PASSes.
 # The sanitizer builds skip them: they build no lessons.
 set(LESSONS_WITHOUT_ARGUMENTS 03_matmul 04_memory 05_hybrid_threads
     07_bandwidth)
