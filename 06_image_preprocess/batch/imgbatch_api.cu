@@ -43,7 +43,12 @@ struct imgbatch {
 /* The status of a failure whose reason is why: memory, or a call. */
 static imgbatch_status failed_call(const char *why)
 {
-    int memory = strstr(why, "memory") || strstr(why, "ALLOCATOR_FAILURE");
+    /* Our own "not enough ... memory", CUDA's cudaErrorMemoryAllocation
+     * ("out of memory"), nvJPEG's allocator failure; not, say, "an
+     * illegal memory access", which is a failed call. */
+    int memory = strstr(why, "not enough") || strstr(why, "out of memory") ||
+                 strstr(why, "cudaErrorMemoryAllocation") ||
+                 strstr(why, "ALLOCATOR_FAILURE");
     return ib_fail(memory ? IMGBATCH_ERR_MEMORY : IMGBATCH_ERR_CUDA, "%s",
                    why);
 }
