@@ -168,6 +168,12 @@ static void test_bad_bytes(void)
     const uint8_t png[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1A, '\n'};
     EXPECT(strcmp(js_screen(png, sizeof png, NULL), "not a JPEG") == 0);
     EXPECT(strcmp(js_screen(buf, 1, NULL), "not a JPEG") == 0);
+    /* 0xFF fill bytes before SOI: a JPEG for stb_image, not for the GPU,
+       and said so, not "not a JPEG". */
+    uint8_t filled[257] = {0xFF};
+    memcpy(filled + 1, buf, len);
+    EXPECT(strcmp(js_screen(filled, len + 1, NULL),
+                  "fill bytes before the JPEG's start marker") == 0);
     /* Cut anywhere before the scan: refused, never read past the end. */
     int all_refused = 1;
     for (size_t cut = 4; cut < 40; cut++)

@@ -37,6 +37,11 @@ static const char *read_frame(const uint8_t *p, size_t seg_len,
  * reason if the header itself is unusable. */
 static const char *walk(const uint8_t *data, size_t len, js_header *h)
 {
+    /* stb_image skips 0xFF fill bytes before SOI (image_format.c walks
+       such a file); the GPU path wants SOI first, so it goes to the CPU,
+       and the reason says why. */
+    if (len >= 4 && data[0] == 0xFF && data[1] == 0xFF)
+        return "fill bytes before the JPEG's start marker";
     if (len < 4 || data[0] != 0xFF || data[1] != 0xD8)
         return "not a JPEG";
     size_t at = 2;
