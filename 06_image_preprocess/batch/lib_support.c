@@ -1,5 +1,7 @@
-/* lib_support.c - the library's allocations, its test hook, and CUDA
- * failures as text (lib_support.h). */
+/* lib_support.c - the library's host allocations and its test hook
+ * (lib_support.h); the CUDA half is lib_support_cuda.c, so that code of
+ * the library that allocates only on the host (the file list) links
+ * without the CUDA runtime. */
 #include "lib_support.h"
 
 #include <stdio.h>
@@ -59,48 +61,4 @@ void *ib_realloc(void *p, size_t bytes)
 char *ib_strdup(const char *s)
 {
     return ib_alloc_refused() ? NULL : strdup(s);
-}
-
-cudaError_t ib_cuda_malloc(void **p, size_t bytes)
-{
-    *p = NULL;
-    return ib_alloc_refused() ? cudaErrorMemoryAllocation
-                              : cudaMalloc(p, bytes ? bytes : 1);
-}
-
-cudaError_t ib_cuda_malloc_host(void **p, size_t bytes)
-{
-    *p = NULL;
-    return ib_alloc_refused() ? cudaErrorMemoryAllocation
-                              : cudaMallocHost(p, bytes ? bytes : 1);
-}
-
-int ib_cuda_failed(cudaError_t err, const char *call, char *why,
-                   size_t why_len)
-{
-    if (err == cudaSuccess)
-        return 0;
-    /* A refused call leaves its error as the thread's last one: cleared,
-     * so that the caller's next cudaGetLastError is about its own work. */
-    (void)cudaGetLastError();
-    int name = (int)strcspn(call, "(");
-    snprintf(why, why_len, "%.*s failed: %s: %s", name, call,
-             cudaGetErrorName(err), cudaGetErrorString(err));
-    return -1;
-}
-
-cudaError_t ib_enter_device(int device, int *caller)
-{
-    if (cudaGetDevice(caller) != cudaSuccess) {
-        (void)cudaGetLastError();
-        *caller = -1;
-    }
-    return *caller == device ? cudaSuccess : cudaSetDevice(device);
-}
-
-void ib_leave_device(int device, int caller)
-{
-    if (caller >= 0 && caller != device && cudaSetDevice(caller) !=
-                                               cudaSuccess)
-        (void)cudaGetLastError();
 }
