@@ -40,17 +40,24 @@ struct imgbatch {
     int device;                /* -1 until it is selected */
 };
 
-/* The status of a failure whose reason is why: memory, or a call. */
+/* 1 if the reason why is an allocation's failure: our own "not enough
+ * ... memory", CUDA's cudaErrorMemoryAllocation ("out of memory"),
+ * nvJPEG's allocator failure; not, say, "an illegal memory access". */
+static int ran_out(const char *why)
+{
+    return strstr(why, "not enough memory") ||
+           strstr(why, "not enough host memory") ||
+           strstr(why, "not enough GPU memory") ||
+           strstr(why, "out of memory") ||
+           strstr(why, "cudaErrorMemoryAllocation") ||
+           strstr(why, "ALLOCATOR_FAILURE");
+}
+
+/* The status of a failed call whose reason is why: memory, or CUDA. */
 static imgbatch_status failed_call(const char *why)
 {
-    /* Our own "not enough ... memory", CUDA's cudaErrorMemoryAllocation
-     * ("out of memory"), nvJPEG's allocator failure; not, say, "an
-     * illegal memory access", which is a failed call. */
-    int memory = strstr(why, "not enough") || strstr(why, "out of memory") ||
-                 strstr(why, "cudaErrorMemoryAllocation") ||
-                 strstr(why, "ALLOCATOR_FAILURE");
-    return ib_fail(memory ? IMGBATCH_ERR_MEMORY : IMGBATCH_ERR_CUDA, "%s",
-                   why);
+    return ib_fail(ran_out(why) ? IMGBATCH_ERR_MEMORY : IMGBATCH_ERR_CUDA,
+                   "%s", why);
 }
 
 /* cm_select_device's checks, returning a reason instead of exiting. */
@@ -149,8 +156,7 @@ static void say_transform(const tf_spec *s)
 /* A reason from the file checks: memory that ran out, or the input. */
 static imgbatch_status input_failed(const char *why)
 {
-    return ib_fail(strstr(why, "not enough memory") ? IMGBATCH_ERR_MEMORY
-                                                    : IMGBATCH_ERR_INPUT,
+    return ib_fail(ran_out(why) ? IMGBATCH_ERR_MEMORY : IMGBATCH_ERR_INPUT,
                    "%s", why);
 }
 
@@ -281,17 +287,6 @@ static imgbatch_status open_gpu(imgbatch *b)
     return IMGBATCH_OK;
 }
 
-/* The caller's current device, or -1 where there is none to read. */
-static int caller_device(void)
-{
-    int device = -1;
-    if (cudaGetDevice(&device) != cudaSuccess) {
-        (void)cudaGetLastError();
-        device = -1;
-    }
-    return device;
-}
-
 imgbatch_status imgbatch_open(imgbatch **out, const imgbatch_options *o)
 {
     if (!out || !o)
@@ -314,7 +309,7 @@ imgbatch_status imgbatch_open(imgbatch **out, const imgbatch_options *o)
     }
     /* The caller's device is given back whatever happens: the loader
      * keeps its own. */
-    int caller = caller_device();
+    int caller = ib_current_device();
     if (st == IMGBATCH_OK)
         st = select_device(o->device, o->verbose);
     if (st == IMGBATCH_OK) {

@@ -48,8 +48,10 @@ int ib_cuda_failed(cudaError_t err, const char *call, char *why,
 #define IB_CUDA(call, why, why_len)                                       \
     ib_cuda_failed((call), #call, (why), (why_len))
 
+/* The calling thread's current device, or -1 where none can be read. */
+int ib_current_device(void);
 /* Runs on the CUDA device `device` and gives the calling thread's back:
- * *caller gets the thread's device (-1: none could be read). */
+ * *caller gets the thread's device (ib_current_device). */
 cudaError_t ib_enter_device(int device, int *caller);
 void ib_leave_device(int device, int caller);
 

@@ -34,12 +34,19 @@ int ib_cuda_failed(cudaError_t err, const char *call, char *why,
     return -1;
 }
 
+int ib_current_device(void)
+{
+    int device = -1;
+    if (cudaGetDevice(&device) != cudaSuccess) {
+        (void)cudaGetLastError();
+        device = -1;
+    }
+    return device;
+}
+
 cudaError_t ib_enter_device(int device, int *caller)
 {
-    if (cudaGetDevice(caller) != cudaSuccess) {
-        (void)cudaGetLastError();
-        *caller = -1;
-    }
+    *caller = ib_current_device();
     return *caller == device ? cudaSuccess : cudaSetDevice(device);
 }
 
