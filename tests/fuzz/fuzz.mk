@@ -37,9 +37,14 @@ $(FUZZ_DIR)/obj/%.o: %.c | fuzz-clang
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -MMD -MP \
 	  -c $< -o $@
 # stb_image compiled as in every build (06_image_preprocess/extra.mk,
-# which sets STB_FLAGS when chapter 06 is built).
+# which sets STB_FLAGS when chapter 06 is built), and with shifts
+# unchecked as in the sanitizer builds: stb_image 2.27 shifts its bit
+# buffer by 32 or more when a marker ends a scan before its last code
+# (2.28 returns zeros there), which no check before it finds yet
+# (06_image_preprocess/NOTES.md, "Fuzzing the parsers").
 STB_FLAGS ?= -fwrapv
-$(FUZZ_DIR)/obj/06_image_preprocess/stb_impl.o: FUZZ_CFLAGS += $(STB_FLAGS)
+$(FUZZ_DIR)/obj/06_image_preprocess/stb_impl.o: FUZZ_CFLAGS += $(STB_FLAGS) \
+  -fno-sanitize=shift
 $(FUZZ_DIR)/obj/06_image_preprocess/stb_impl.o: \
   06_image_preprocess/extra.mk tests/fuzz/fuzz.mk
 $(FUZZ_DIR)/%: tests/fuzz/%.c $(FUZZ_OBJS) | fuzz-clang
