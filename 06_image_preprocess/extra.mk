@@ -14,8 +14,9 @@
 IMGBATCH_DIR := 06_image_preprocess/batch
 IMGBATCH_LIB_SRC := $(filter-out %/imgbatch.cu %/example.cu,\
   $(wildcard $(IMGBATCH_DIR)/*.cu $(IMGBATCH_DIR)/*.c)) \
-  $(addprefix 06_image_preprocess/,image_io.c image_format.c stb_impl.c \
-                                   npy.c reference.c)
+  $(addprefix 06_image_preprocess/,image_io.c image_format.c jpeg_walk.c \
+                                   stb_impl.c stb_write_impl.c npy.c \
+                                   reference.c)
 IMGBATCH_LIB_OBJS := $(IMGBATCH_LIB_SRC:%=$(BUILD)/obj/%.o)
 IMGBATCH_OBJS := $(IMGBATCH_LIB_OBJS) $(BUILD)/obj/$(IMGBATCH_DIR)/imgbatch.cu.o
 EXAMPLE_OBJS := $(IMGBATCH_LIB_OBJS) $(BUILD)/obj/$(IMGBATCH_DIR)/example.cu.o
@@ -133,7 +134,8 @@ $(BUILD)/obj/06_image_preprocess/stb_impl.c.o: 06_image_preprocess/extra.mk
 # bits in an int and shifts them left past the sign bit, which C leaves
 # undefined (gcc wraps, and the bytes come out right). The sanitizer
 # builds, which stop at undefined behaviour, do not check shifts in the
-# one file that compiles stb.
+# one file that compiles it; stb_image's are all checked.
 ifneq ($(SANITIZE),)
-  $(BUILD)/obj/06_image_preprocess/stb_impl.c.o: C_ALL += -fno-sanitize=shift
+  $(BUILD)/obj/06_image_preprocess/stb_write_impl.c.o: \
+    C_ALL += -fno-sanitize=shift
 endif

@@ -2,6 +2,7 @@
  * stb_impl.c's calls of stb_image) and PNG writing. */
 #include "image_io.h"
 #include "image_format.h"
+#include "jpeg_walk.h"
 #include "files.h"
 #include "stb_image.h"
 #include "stb_image_write.h"
@@ -198,6 +199,15 @@ int io_decode(const char *path, const unsigned char *data, size_t len,
      * at most one level below OpenCV's rounded 0.299 r + 0.587 g +
      * 0.114 b; alpha is dropped, 16 bits become their top 8, palette
      * indices their colours first. */
+    /* A JPEG's codes, walked as stb_image reads them, before it does:
+     * only this finds what it would shift past its bit buffer or make
+     * pixels of without decoding (jpeg_walk.h). */
+    char why[256];
+    if (strcmp(info.format, "JPEG") == 0 &&
+        jpeg_walk_codes(data, len, max_pixels, why, sizeof why) != 0) {
+        snprintf(err, err_len, CM_PATH_FMT ": %s", CM_PATH_ARGS(path), why);
+        return -1;
+    }
     int w, h, channels_in_file;
     size_t past_end;
     uint8_t *pixels = stb_load_tracked(
@@ -205,7 +215,6 @@ int io_decode(const char *path, const unsigned char *data, size_t len,
         decode_budget(info.width, info.height, len), &w, &h,
         &channels_in_file, &past_end);
     if (past_end > 0) {  /* whatever it decoded, part of it was made up */
-        char why[256];
         say_truncated(info.format, len, past_end, why, sizeof why);
         snprintf(err, err_len, CM_PATH_FMT ": %s", CM_PATH_ARGS(path), why);
         stbi_image_free(pixels);

@@ -10,7 +10,9 @@
  * Missing, empty, non-image and oversized files, PNG, JPEG and HDR files
  * cut short, and files cut inside their header are refused before any
  * pixel is decoded; a file of any other format cut short, at the latest
- * when decoding needs the bytes it lacks. 16-bit, RGB(A), gray+alpha and
+ * when decoding needs the bytes it lacks; a JPEG whose codes stb_image
+ * would read past their data, or that leaves blocks undecoded, before
+ * stb_image decodes it (jpeg_walk.h). 16-bit, RGB(A), gray+alpha and
  * palette images are converted to 8-bit gray. Every message names the
  * file.
  */

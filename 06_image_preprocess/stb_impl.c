@@ -1,8 +1,8 @@
-/* stb_impl.c - the one place where stb_image and stb_image_write are
- * compiled (Debian's libstb-dev ships them as headers only), and how the
- * loader (image_io.c) calls stb_image: its allocations bounded, its
- * reads past a file's end noted, its gray made where stb_image 2.27 errs
- * (stb_impl.h).
+/* stb_impl.c - the one place where stb_image is compiled (Debian's
+ * libstb-dev ships it as a header only; stb_image_write has
+ * stb_write_impl.c), and how the loader (image_io.c) calls stb_image:
+ * its allocations bounded, its reads past a file's end noted, its gray
+ * made where stb_image 2.27 errs (stb_impl.h).
  *
  * stb is not our code, so the warnings it has drawn from some compilers and
  * stb versions are silenced here, around its includes only; the rest of
@@ -51,9 +51,6 @@ static void *limited_realloc(void *p, size_t bytes)
 #define STBI_FREE(p) free(p)
 #define STB_IMAGE_IMPLEMENTATION
 #include "stb_image.h"
-
-#define STB_IMAGE_WRITE_IMPLEMENTATION
-#include "stb_image_write.h"
 
 #pragma GCC diagnostic pop
 

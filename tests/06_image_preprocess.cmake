@@ -89,6 +89,10 @@ set_tests_properties(test_06_images PROPERTIES FIXTURES_REQUIRED images06
 # (tests/fuzz/), replayed through the same code in this build.
 set_tests_properties(test_06_fuzz PROPERTIES SKIP_RETURN_CODE 77
                      ENVIRONMENT "FUZZ_INPUTS=${SRC_DIR}/tests/fuzz")
+# The walk of a JPEG's codes, on those seed files and files made from
+# them.
+set_tests_properties(test_06_jpeg_walk PROPERTIES SKIP_RETURN_CODE 77
+                     ENVIRONMENT "FUZZ_INPUTS=${SRC_DIR}/tests/fuzz")
 
 # bad_input(SUFFIX REGEX ARGS...): the lab exits 1 with one stderr line,
 # without a GPU: the image is read and decoded before the device is

@@ -1,11 +1,14 @@
 /* fuzz_format.c - libFuzzer target: the format sniff and the structure
  * checks (06_image_preprocess/image_format.c) on any bytes, as io_probe
- * calls them: fmt_sniff, then the check of the format it names.
+ * calls them: fmt_sniff, then the check of the format it names; then,
+ * for a JPEG that passes, the walk of its codes (jpeg_walk.c), as the
+ * loader runs it before stb_image decodes.
  *
  *   make fuzz                  builds $(BUILD)/fuzz/fuzz_format, runs it
  *   tests/test_06_fuzz.c       replays tests/fuzz/corpus/ and crashes/
  */
 #include "../../06_image_preprocess/image_format.h"
+#include "../../06_image_preprocess/jpeg_walk.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -28,6 +31,12 @@ int fuzz_format(const uint8_t *data, size_t size)
         rc = fmt_check_pnm(data, size, format, why, sizeof why);
     /* A refusal always says why, on one line. */
     if (rc != 0 && (why[0] == '\0' || strchr(why, '\n')))
+        abort();
+    /* A JPEG that passes: its codes walked, as the loader walks them
+     * (at most 2^22 pixels, as fuzz_load's cap). */
+    if (rc == 0 && strcmp(format, "JPEG") == 0 &&
+        jpeg_walk_codes(data, size, (size_t)1 << 22, why, sizeof why) != 0 &&
+        (why[0] == '\0' || strchr(why, '\n')))
         abort();
     return 0;
 }
