@@ -239,7 +239,10 @@ int fmt_check_jpeg(const unsigned char *d, size_t len, io_info *info,
  * literals (a count up to 128 and that many bytes). stb_image up to 2.27
  * reads a count of 0, or the zeros it reads past the end of a cut file, as
  * an empty literal forever (CVE-2021-42715); walking the scanlines as it
- * does finds both before it runs. Anything else is left to stb_image. */
+ * does finds both before it runs. Other scanlines are flat, four bytes a
+ * pixel, and stb_image makes a pixel that a cut file ends in of bytes it
+ * never wrote: they must all be there. Anything else is left to
+ * stb_image. */
 int fmt_check_hdr(const unsigned char *d, size_t len, char *why,
                   size_t why_len)
 {
@@ -256,8 +259,11 @@ int fmt_check_hdr(const unsigned char *d, size_t len, char *why,
         pos = (size_t)(nl - d) + 1;
     } while (d[start] != '\n' && d[start] != '\0');
     nl = memchr(d + pos, '\n', len - pos);
-    if (!nl)
-        return 0;
+    if (!nl) {  /* no byte of pixels: stb_image would make them up */
+        snprintf(why, why_len, "truncated HDR: the file ends at byte %zu, "
+                 "in its size line", len);
+        return -1;
+    }
     char size_line[1024];
     size_t size_len = (size_t)(nl - (d + pos));
     if (size_len > sizeof size_line - 1)
@@ -274,15 +280,16 @@ int fmt_check_hdr(const unsigned char *d, size_t len, char *why,
     if (strncmp(end, "+X ", 3) != 0)
         return 0;
     long width = strtol(end + 3, NULL, 10);
-    if (width < 8 || width >= 32768)
-        return 0;  /* flat, not run-length coded */
     long y = 0;
+    if (width < 8 || width >= 32768)  /* flat, not run-length coded */
+        goto flat;
     for (; y < height; y++) {
         if (len - pos < 4)
             goto cut;
-        if (d[pos] != 2 || d[pos + 1] != 2 || (d[pos + 2] & 0x80) ||
-            (d[pos + 2] << 8 | d[pos + 3]) != width)
-            return 0;  /* flat from here on, or refused by stb_image */
+        if (d[pos] != 2 || d[pos + 1] != 2 || (d[pos + 2] & 0x80))
+            goto flat;
+        if ((d[pos + 2] << 8 | d[pos + 3]) != width)
+            return 0;  /* refused by stb_image */
         pos += 4;
         for (int channel = 0; channel < 4; channel++)
             for (long x = 0; x < width;) {
@@ -306,6 +313,16 @@ int fmt_check_hdr(const unsigned char *d, size_t len, char *why,
             }
     }
     return 0;
+flat:
+    /* Four bytes a pixel, from the start: a scanline that does not start
+     * as a run-length coded one is read, from its first bytes on, as
+     * the image's pixels from the first one (stb_image 2.27 starts over
+     * there), and a pixel the file ends in is made of bytes it never
+     * read. */
+    if (width <= 0 || height <= 0 || width > 1 << 24 || height > 1 << 24 ||
+        (len - pos) / 4 / (size_t)width >= (size_t)height)
+        return 0;  /* refused by stb_image, or whole */
+    y = (long)((len - pos) / 4 / (size_t)width);
 cut:
     snprintf(why, why_len, "truncated HDR: the file ends at byte %zu, in "
              "scanline %ld of %ld", len, y + 1, height);

@@ -60,7 +60,9 @@ int fmt_check_pnm(const unsigned char *data, size_t len, const char *format,
 
 /* Walks a Radiance HDR's run-length coded scanlines as stb_image reads
  * them, which loops forever on a cut one or a run of length 0 up to
- * stb_image 2.27. Returns 0 (also for what it leaves to stb_image), or -1
+ * stb_image 2.27, and makes sure its flat ones (4 bytes a pixel) are all
+ * there, since stb_image 2.27 makes a pixel of bytes it never wrote where
+ * they run out. Returns 0 (also for what it leaves to stb_image), or -1
  * with "truncated HDR: ..." or "corrupt HDR: ..." in why. */
 int fmt_check_hdr(const unsigned char *data, size_t len, char *why,
                   size_t why_len);

@@ -307,6 +307,54 @@ static void test_hdr_zero_run(void)
     free(data);
 }
 
+/* HDR pixels stored flat, four bytes each (a width under 8, or a
+ * scanline that does not start as a run-length coded one, from which
+ * stb_image 2.27 reads the whole image flat): a file that ends before its
+ * last pixel, or in its size line, is refused before stb_image makes a
+ * pixel of bytes it never wrote; a whole one loads. */
+static void test_hdr_flat(void)
+{
+    static const char head[] = "#?RADIANCE\nFORMAT=32-bit_rle_rgbe\n\n";
+    unsigned char file[256];
+    char err[1024];
+    io_image img;
+    size_t n = strlen(head);
+    memcpy(file, head, n);
+    n += (size_t)sprintf((char *)file + n, "-Y 2 +X 3\n");
+    for (int i = 0; i < 24; i++)  /* 6 pixels: rgb 64 64 64, exponent */
+        file[n + (size_t)i] = i % 4 == 3 ? 129 : 64;
+    EXPECT(io_decode_gray("flat.hdr", file, n + 24, IO_DEFAULT_MAX_PIXELS,
+                          &img, err, sizeof err) == 0);
+    if (img.pixels) {
+        EXPECT(img.width == 3 && img.height == 2);
+        io_image_free(&img);
+    }
+    char want[128];
+    snprintf(want, sizeof want, "flat.hdr: truncated HDR: the file ends at "
+             "byte %zu, in scanline 2 of 2", n + 23);
+    EXPECT(io_decode_gray("flat.hdr", file, n + 23, IO_DEFAULT_MAX_PIXELS,
+                          &img, err, sizeof err) == -1 &&
+           strcmp(err, want) == 0);
+    snprintf(want, sizeof want, "flat.hdr: truncated HDR: the file ends at "
+             "byte %zu, in its size line", n - 1);
+    EXPECT(io_decode_gray("flat.hdr", file, n - 1, IO_DEFAULT_MAX_PIXELS,
+                          &img, err, sizeof err) == -1 &&
+           strcmp(err, want) == 0);
+    /* 8 wide, so run-length coded, but its first scanline is not: 64
+     * bytes of flat pixels are read, and 63 are there. */
+    n = strlen(head);
+    n += (size_t)sprintf((char *)file + n, "-Y 2 +X 8\n");
+    for (int i = 0; i < 63; i++)
+        file[n + (size_t)i] = i % 4 == 3 ? 129 : 64;
+    snprintf(want, sizeof want, "flat8.hdr: truncated HDR: the file ends at "
+             "byte %zu, in scanline 2 of 2", n + 63);
+    EXPECT(io_decode_gray("flat8.hdr", file, n + 63, IO_DEFAULT_MAX_PIXELS,
+                          &img, err, sizeof err) == -1 &&
+           strcmp(err, want) == 0);
+    if (strcmp(err, want) != 0)
+        fprintf(stderr, "got \"%s\"\n", err);
+}
+
 /* A JPEG whose first Huffman table counts 255 more codes than it has:
  * refused before stb_image 2.27 writes the extra ones past its table. */
 static void test_jpeg_huffman_overflow(void)
@@ -697,6 +745,7 @@ int main(int argc, char **argv)
     test_same_as_stb();
     test_every_cut();
     test_hdr_zero_run();
+    test_hdr_flat();
     test_hostile_header();
     test_jpeg_huffman_overflow();
     test_hostile_headers();
