@@ -302,6 +302,16 @@ add_test(imgbatch.library_never_exits sh
          "${SRC_DIR}/${ch}/batch/never_exits.sh"
          "${TEST_BIN_DIR}/../obj/${ch}/batch")
 set_tests_properties(imgbatch.library_never_exits PROPERTIES LABELS cpu)
+# libimgbatch.so, which make builds but for the sanitizer builds, exports
+# imgbatch.h's functions and nothing else, and refers to no exit
+# (batch/so_check.sh: nm on the linked library; stb_image's assert, the
+# one exception, named there).
+if(NOT SANITIZE)
+  add_test(imgbatch.so_exports sh "${SRC_DIR}/${ch}/batch/so_check.sh"
+           "${TEST_BIN_DIR}/../lib/libimgbatch.so"
+           "${SRC_DIR}/${ch}/batch/imgbatch.h" "${TEST_BIN_DIR}/../pic")
+  set_tests_properties(imgbatch.so_exports PROPERTIES LABELS cpu)
+endif()
 add_test(imgbatch.gpu_loader "${TEST_BIN_DIR}/test_06_loader" gpu)
 set_tests_properties(imgbatch.gpu_loader PROPERTIES LABELS gpu
                      SKIP_RETURN_CODE 77 TIMEOUT 600)
