@@ -21,9 +21,9 @@
 #define INT_0 (&(long long){0})
 
 /* The order is the one the command line applies them in: color before
- * mean and std. The data set's options (class-folders, shuffle, seed,
- * rank, world-size, drop-last) join this table, under the command
- * line's names, with a case each in apply(). */
+ * mean and std. A new option of imgbatch_options joins this table under
+ * its command line name, with its case in apply(): the command line and
+ * imgbatch_set_option then both take it. */
 static const ib_option OPTIONS[] = {
     {.on_cli = 1, .spec = {.name = "list", .type = CM_OPT_STRING,
      .value = NO_TEXT, .metavar = "FILE",
