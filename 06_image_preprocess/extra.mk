@@ -185,6 +185,8 @@ $(IMGBATCH_SO_OBJS): $(NVJPEG_STAMP)
 $(IMGBATCH_SO): LDLIBS += $(if $(NVJPEG_LIB),$(NVJPEG_LDLIBS))
 .PHONY: libimgbatch
 libimgbatch: $(IMGBATCH_SO)
+# What each position-independent object includes, as for $(BUILD)/obj.
+-include $(shell find $(BUILD)/pic -name '*.d' 2>/dev/null)
 ifeq ($(SANITIZE),)
 ifneq ($(filter 06_image_preprocess,$(CHAPTERS)),)
 all: $(IMGBATCH_SO)

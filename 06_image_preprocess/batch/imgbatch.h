@@ -32,7 +32,8 @@
  * nvJPEG's hardware decoder does not report every corrupt scan: such a
  * file's image is whatever it decoded. The imgbatch tool finds these by
  * decoding every file again with stb_image; this library does not.
- * Link with the batch tool's objects (06_image_preprocess/extra.mk).
+ * Link with the batch tool's objects (06_image_preprocess/extra.mk), or
+ * load build/lib/libimgbatch.so, which exports these functions alone.
  */
 #ifndef IMGBATCH_H
 #define IMGBATCH_H
