@@ -19,7 +19,7 @@ void batch_cli_parse(int argc, char **argv, batch_options *b)
      * command line and the library read a value the same way. */
     size_t n_lib;
     const ib_option *lib = ib_option_table(&n_lib);
-    enum { MAX_OWN = 32 };
+    enum { MAX_OWN = 64 };     /* as many as cm_parse takes */
     cm_opt own[MAX_OWN];
     const char *texts[MAX_OWN] = {NULL};
     union {
@@ -37,7 +37,9 @@ void batch_cli_parse(int argc, char **argv, batch_options *b)
         .value = &b->out_npy, .metavar = "FILE",
         .help = "write the tensor as .npy"};
     first_lib = n_own;
-    for (size_t k = 0; k < n_lib && n_own < MAX_OWN - 3; k++) {
+    if (n_lib + 3 > MAX_OWN)
+        cm_fail("%zu options: more than the command line holds", n_lib);
+    for (size_t k = 0; k < n_lib; k++) {
         if (!lib[k].on_cli)
             continue;
         cm_opt *x = &own[n_own];
