@@ -142,6 +142,25 @@ int main(void)
     for (size_t k = 0; k < n; k++)
         on_cli += t[k].on_cli;
     EXPECT(n == on_cli + 3);
+    /* ... and each sets a field (a name without one is refused). */
+    o = imgbatch_options_new();
+    for (size_t k = 0; k < n; k++) {
+        const cm_opt *spec = &t[k].spec;
+        char value[32] = "1";
+        if (spec->type == CM_OPT_CHOICE)
+            snprintf(value, sizeof value, "%.*s",
+                     (int)strcspn(spec->choices, "|"), spec->choices);
+        if (spec->type == CM_OPT_STRING)
+            strcpy(value, strchr("rc", spec->name[0]) ? "8x8"
+                          : strchr("ms", spec->name[0]) ? "0.5" : "x");
+        imgbatch_status st = imgbatch_set_option(
+            o, spec->name, spec->type == CM_OPT_FLAG ? NULL : value);
+        EXPECT(st == IMGBATCH_OK);
+        if (st != IMGBATCH_OK)
+            fprintf(stderr, "%s: %s\n", spec->name,
+                    imgbatch_failure_reason());
+    }
+    imgbatch_options_free(o);
 
     /* The sizes a binding checks its mirrored structs against. */
     EXPECT(imgbatch_sizeof("imgbatch_batch") == sizeof(imgbatch_batch));

@@ -226,18 +226,25 @@ static imgbatch_status apply(imgbatch_options *o, const cm_opt *spec,
             return parse_floats(name, text, (int)o->color, 0, o->mean);
         if (strcmp(name, "std") == 0)
             return parse_floats(name, text, (int)o->color, 1, o->std);
-        if (strcmp(name, "file") == 0 && !own)
+        int list = strcmp(name, "list") == 0;
+        int folder = strcmp(name, "folder") == 0;
+        int file = strcmp(name, "file") == 0;
+        if (file && !own)
             return ib_fail(IMGBATCH_ERR_OPTIONS, "--file: options from "
                            "imgbatch_options_new only");
-        const char *copy = keep(own, text);
-        if (!copy)
+        const char *copy = list || folder || file ? keep(own, text) : NULL;
+        if ((list || folder || file) && !copy)
             return ib_fail(IMGBATCH_ERR_MEMORY, "not enough memory for "
                            "--%s", name);
-        if (strcmp(name, "list") == 0) {
+        if (list) {
             o->list = copy;
-        } else if (strcmp(name, "folder") == 0) {
+            return IMGBATCH_OK;
+        }
+        if (folder) {
             o->folder = copy;
-        } else {  /* file */
+            return IMGBATCH_OK;
+        }
+        if (file) {
             if (o->n_files == own->cap_files) {
                 size_t cap = own->cap_files ? 2 * own->cap_files : 16;
                 const char **more = (const char **)realloc(
@@ -250,31 +257,26 @@ static imgbatch_status apply(imgbatch_options *o, const cm_opt *spec,
             }
             own->files[o->n_files++] = copy;
             o->files = own->files;
+            return IMGBATCH_OK;
         }
-        return IMGBATCH_OK;
     }
-    if (spec->type == CM_OPT_CHOICE) {
-        int k = choice_index(spec->choices, v->s);
-        if (strcmp(name, "color") == 0)
-            o->color = k ? IMGBATCH_RGB : IMGBATCH_GRAY;
-        else if (strcmp(name, "dtype") == 0)
-            o->dtype = (imgbatch_dtype)k;
-        else if (strcmp(name, "decoder") == 0)
-            o->decoder = (imgbatch_decoder)k;
-        else
-            o->backend = (imgbatch_backend)k;
-        return IMGBATCH_OK;
-    }
-    if (spec->type == CM_OPT_FLAG) {
-        if (strcmp(name, "flip") == 0 || strcmp(name, "no-flip") == 0)
-            o->flip = name[0] == 'f';
-        else if (strcmp(name, "skip-bad") == 0)
-            o->skip_bad = 1;
-        else
-            o->keep_whole = 1;
-        return IMGBATCH_OK;
-    }
-    if (strcmp(name, "resize-short") == 0)
+    int k = spec->type == CM_OPT_CHOICE ? choice_index(spec->choices, v->s)
+                                         : 0;
+    if (strcmp(name, "color") == 0)
+        o->color = k ? IMGBATCH_RGB : IMGBATCH_GRAY;
+    else if (strcmp(name, "dtype") == 0)
+        o->dtype = (imgbatch_dtype)k;
+    else if (strcmp(name, "decoder") == 0)
+        o->decoder = (imgbatch_decoder)k;
+    else if (strcmp(name, "nvjpeg-backend") == 0)
+        o->backend = (imgbatch_backend)k;
+    else if (strcmp(name, "flip") == 0 || strcmp(name, "no-flip") == 0)
+        o->flip = name[0] == 'f';
+    else if (strcmp(name, "skip-bad") == 0)
+        o->skip_bad = 1;
+    else if (strcmp(name, "keep-on-gpu") == 0)
+        o->keep_whole = 1;
+    else if (strcmp(name, "resize-short") == 0)
         o->resize_short = v->z;
     else if (strcmp(name, "max-pixels") == 0)
         o->max_pixels = v->z;
@@ -284,8 +286,11 @@ static imgbatch_status apply(imgbatch_options *o, const cm_opt *spec,
         o->threads = (int)v->i;
     else if (strcmp(name, "streams") == 0)
         o->streams = (int)v->i;
-    else
+    else if (strcmp(name, "device") == 0)
         o->device = (int)v->i;
+    else  /* a name of the table without its field here */
+        return ib_fail(IMGBATCH_ERR_OPTIONS, "--%s: not set by this "
+                       "library", name);
     return IMGBATCH_OK;
 }
 
