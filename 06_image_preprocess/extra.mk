@@ -139,3 +139,58 @@ ifneq ($(SANITIZE),)
   $(BUILD)/obj/06_image_preprocess/stb_write_impl.c.o: \
     C_ALL += -fno-sanitize=shift
 endif
+
+# libimgbatch.so: the library (imgbatch.h) for programs that load it, such
+# as the Python module (batch/python/imgbatch). Its objects are compiled
+# again, position-independent, under $(BUILD)/pic, each function in a
+# section of its own so that the link keeps only what the API reaches;
+# libimgbatch.map exports the API alone. cudart is linked statically, as
+# in every program here; nvJPEG, where the build has it, is found by
+# rpath. The sanitizer builds have no .so (a Python process would need
+# their runtime preloaded).
+#   make libimgbatch                       build $(BUILD)/lib/libimgbatch.so
+IMGBATCH_SO := $(BUILD)/lib/libimgbatch.so
+IMGBATCH_SO_MAP := $(IMGBATCH_DIR)/libimgbatch.map
+# The library's files: batch/ but the command line's main, options and
+# --bare-decode, the example and the corpus writer; and the chapter's
+# loader. (batch_report.c counts where files went, for the pipeline too.)
+IMGBATCH_SO_SRC := $(filter-out $(addprefix $(IMGBATCH_DIR)/,imgbatch.cu \
+  example.cu batch_cli.c bare_decode.cu corpus_main.c \
+  corpus.c corpus_wild.c corpus_jpeg.c corpus_jpeg_bits.c),\
+  $(wildcard $(IMGBATCH_DIR)/*.cu $(IMGBATCH_DIR)/*.c)) \
+  $(addprefix 06_image_preprocess/,image_io.c image_format.c stb_impl.c \
+                                   reference.c)
+IMGBATCH_SO_OBJS := $(IMGBATCH_SO_SRC:%=$(BUILD)/pic/%.o)
+PIC_COMMON := $(BUILD)/pic/libcommon.a
+PIC_FLAGS := -fPIC -ffunction-sections -fdata-sections
+PIC_NVCC := -Xcompiler -fPIC,-ffunction-sections,-fdata-sections
+$(BUILD)/pic/%.c.o: %.c
+	@mkdir -p $(@D)
+	$(call show,CC,$<)$(CC) $(CPPFLAGS) $(C_ALL) $(PIC_FLAGS) -c $< -o $@
+$(BUILD)/pic/%.cu.o: %.cu $(SMS_STAMP)
+	@mkdir -p $(@D)
+	$(call show,NVCC,$<)$(NVCC) $(CPPFLAGS) $(NVCC_ALL) $(PIC_NVCC) -c $< \
+	  -o $@
+$(BUILD)/pic/common/device.c.o: $(SMS_STAMP)
+$(BUILD)/pic/06_image_preprocess/stb_impl.c.o: C_ALL += $(STB_FLAGS)
+$(PIC_COMMON): $(patsubst %,$(BUILD)/pic/%.o,$(wildcard common/*.c))
+	@mkdir -p $(@D)
+	$(call show,AR,$@)$(AR) rcs $@ $^
+$(IMGBATCH_SO): $(IMGBATCH_SO_OBJS) $(PIC_COMMON) $(IMGBATCH_SO_MAP)
+	@mkdir -p $(@D)
+	$(call show,LINK,$@)$(CXX) -shared -o $@ $(IMGBATCH_SO_OBJS) \
+	  $(PIC_COMMON) -Wl,--version-script=$(IMGBATCH_SO_MAP) \
+	  -Wl,--gc-sections -Wl,--no-undefined $(LDFLAGS) $(LDLIBS)
+$(IMGBATCH_SO_OBJS): | stb
+$(IMGBATCH_SO_OBJS): CPPFLAGS += $(if $(NVJPEG_LIB),$(NVJPEG_CPPFLAGS))
+$(IMGBATCH_SO_OBJS): $(NVJPEG_STAMP)
+$(IMGBATCH_SO): LDLIBS += $(if $(NVJPEG_LIB),$(NVJPEG_LDLIBS))
+.PHONY: libimgbatch
+libimgbatch: $(IMGBATCH_SO)
+# What each position-independent object includes, as for $(BUILD)/obj.
+-include $(shell find $(BUILD)/pic -name '*.d' 2>/dev/null)
+ifeq ($(SANITIZE),)
+ifneq ($(filter 06_image_preprocess,$(CHAPTERS)),)
+all: $(IMGBATCH_SO)
+endif
+endif

@@ -47,6 +47,8 @@ typedef struct {
     const char *help;     /* one line, no trailing period */
     const char *choices;  /* CM_OPT_CHOICE: "fp64|fp32|all" */
     long long min, max;
+    const char **text;    /* optional: also the value's text as given
+                             (NULL for a flag) */
 } cm_opt;
 
 /* A program's command line: its name, a one-line summary, its own options
@@ -121,6 +123,12 @@ int cm_parse_size(const char *text, size_t *out, char *err, size_t err_len);
 /* Decimal integer within [min, max]. Returns 0, or -1 with a reason. */
 int cm_parse_int(const char *text, long long min, long long max,
                  long long *out, char *err, size_t err_len);
+
+/* One option's value, as cm_parse reads it: arg (NULL for a flag) into
+ * *o->value. Returns 0, or -1 with "--NAME: reason" in err. Never exits
+ * (option_values.c, apart from this file's exits). */
+int cm_parse_value(const cm_opt *o, const char *arg, char *err,
+                   size_t err_len);
 
 #ifdef __cplusplus
 }

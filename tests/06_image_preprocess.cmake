@@ -306,6 +306,54 @@ add_test(imgbatch.library_never_exits sh
          "${SRC_DIR}/${ch}/batch/never_exits.sh"
          "${TEST_BIN_DIR}/../obj/${ch}/batch")
 set_tests_properties(imgbatch.library_never_exits PROPERTIES LABELS cpu)
+# libimgbatch.so, which make builds but for the sanitizer builds, exports
+# imgbatch.h's functions and nothing else, and refers to no exit
+# (batch/so_check.sh: nm on the linked library; stb_image's assert, the
+# one exception, named there).
+if(NOT SANITIZE)
+  add_test(imgbatch.so_exports sh "${SRC_DIR}/${ch}/batch/so_check.sh"
+           "${TEST_BIN_DIR}/../lib/libimgbatch.so"
+           "${SRC_DIR}/${ch}/batch/imgbatch.h" "${TEST_BIN_DIR}/../pic")
+  set_tests_properties(imgbatch.so_exports PROPERTIES LABELS cpu)
+endif()
+# The Python module over it (batch/python/imgbatch, tests/imgbatch_py_test.py
+# says what each run checks): on the CPU, with site-packages out of the
+# path (python3 -S: the standard library alone) and the GPUs hidden, its
+# errors and a batch's array interface; the module, its test and the
+# training example compile, the README shows the example as it is, and
+# the example without PyTorch exits 77. On
+# a GPU with PyTorch (else skipped), its tensors against the command
+# line's .npy, bit for bit, and the example for two steps.
+if(NOT SANITIZE)
+  set(py_dir "${SRC_DIR}/${ch}/batch/python")
+  set(py_test "${SRC_DIR}/tests/imgbatch_py_test.py")
+  set(py_env "IMGBATCH_LIBRARY=${TEST_BIN_DIR}/../lib/libimgbatch.so"
+      "PYTHONPYCACHEPREFIX=${TEST_BIN_DIR}/pycache")
+  add_test(imgbatch.py_compiles ${PYTHON} -m py_compile
+           "${py_dir}/imgbatch/__init__.py" "${py_dir}/train_example.py"
+           "${py_test}")
+  add_test(imgbatch.py_cpu ${RUN} pass ${PYTHON} -S "${py_test}" cpu
+           "${py_dir}" "${fx}")
+  add_test(imgbatch.py_readme_example ${RUN} pass ${PYTHON} "${py_test}"
+           readme "${py_dir}" "${SRC_DIR}/${ch}/batch/README.md"
+           "${py_dir}/train_example.py")
+  add_test(imgbatch.py_train_no_torch ${RUN} exit 77
+           "^train_example.py: skipped: No module named .torch.$" ${PYTHON} -S
+           "${py_dir}/train_example.py" "${fx}/batch")
+  set_tests_properties(imgbatch.py_compiles imgbatch.py_cpu
+                       imgbatch.py_readme_example
+                       imgbatch.py_train_no_torch PROPERTIES LABELS cpu
+                       ENVIRONMENT "${py_env};CUDA_VISIBLE_DEVICES=-1")
+  set_tests_properties(imgbatch.py_cpu PROPERTIES FIXTURES_REQUIRED images06)
+  add_test(imgbatch.gpu_python_npy ${RUN} pass ${PYTHON} "${py_test}" gpu
+           "${py_dir}" "${fx}" "${tool}" "${TEST_BIN_DIR}/06_python")
+  add_test(imgbatch.gpu_python_train ${RUN} pass ${PYTHON} "${py_test}"
+           train "${py_dir}" "${py_dir}/train_example.py" "${tool}"
+           "${TEST_BIN_DIR}/06_python_train")
+  set_tests_properties(imgbatch.gpu_python_npy imgbatch.gpu_python_train
+                       PROPERTIES LABELS gpu SKIP_RETURN_CODE 77
+                       ENVIRONMENT "${py_env}" FIXTURES_REQUIRED images06)
+endif()
 add_test(imgbatch.gpu_loader "${TEST_BIN_DIR}/test_06_loader" gpu)
 set_tests_properties(imgbatch.gpu_loader PROPERTIES LABELS gpu
                      SKIP_RETURN_CODE 77 TIMEOUT 600)

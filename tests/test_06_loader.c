@@ -9,8 +9,11 @@
  *                           file grown since its check
  *   test_06_loader gpu      on a GPU (exit 77 without one): each
  *                           allocation of open + next + close failing in
- *                           turn; two loaders at once, counted apart; a
- *                           loader used from another thread; a file
+ *                           turn; two loaders at once, counted apart;
+ *                           work on a stream of the caller's, named by
+ *                           imgbatch_read_on, finished before the batch's
+ *                           buffer is filled again; a loader used from
+ *                           another thread; a file
  *                           changed between open and next, on every
  *                           decode path, with and without skip_bad
  *
@@ -28,6 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cuda_runtime_api.h>
@@ -149,6 +153,7 @@ static void null_arguments(imgbatch *b)
     EXPECT(imgbatch_rewind(NULL) == IMGBATCH_ERR_OPTIONS && a_reason());
     EXPECT(imgbatch_get_info(NULL, &info) == IMGBATCH_ERR_OPTIONS);
     EXPECT(imgbatch_close(NULL) == IMGBATCH_OK);
+    EXPECT(imgbatch_read_on(NULL, 0) == IMGBATCH_ERR_OPTIONS && a_reason());
     if (!b)
         return;
     EXPECT(imgbatch_next(b, NULL) == -1 && a_reason());
@@ -389,6 +394,56 @@ static void two_loaders(void)
     EXPECT(imgbatch_close(a) == IMGBATCH_OK);
 }
 
+/* Work of the caller's on its own stream that reads a batch: 300 ms on
+ * CUDA's callback thread, then a flag. */
+static int reader_done;
+static void CUDART_CB slow_reader(void *arg)
+{
+    struct timespec wait = {.tv_sec = 0, .tv_nsec = 300000000L};
+    (void)arg;
+    nanosleep(&wait, NULL);
+    __atomic_store_n(&reader_done, 1, __ATOMIC_SEQ_CST);
+}
+
+/* imgbatch_read_on: a stream of the caller's waits for the batch, and
+ * the batch's stream for the work enqueued there before the next step:
+ * with 2 streams, batch 2 runs on batch 0's, so it is ready only after
+ * the slow reader of batch 0 ended (without the wait, in well under
+ * 300 ms). Its bounds: a batch held, 8 streams. */
+static void read_on_other_stream(void)
+{
+    imgbatch_options o;
+    options(&o);
+    imgbatch *b = NULL;
+    EXPECT(imgbatch_open(&b, &o) == IMGBATCH_OK);
+    if (!b)
+        return;
+    cudaStream_t s[9];
+    for (int k = 0; k < 9; k++)
+        EXPECT(cudaStreamCreateWithFlags(&s[k], cudaStreamNonBlocking) ==
+               cudaSuccess);
+    EXPECT(imgbatch_read_on(b, s[0]) == IMGBATCH_ERR_OPTIONS &&
+           strstr(imgbatch_failure_reason(), "no batch is held"));
+    imgbatch_batch x0, x1, x2;
+    EXPECT(imgbatch_next(b, &x0) == 1);
+    for (int k = 0; k < 8; k++)
+        EXPECT(imgbatch_read_on(b, s[k]) == IMGBATCH_OK);
+    EXPECT(imgbatch_read_on(b, s[0]) == IMGBATCH_OK);  /* no second slot */
+    EXPECT(imgbatch_read_on(b, s[8]) == IMGBATCH_ERR_OPTIONS &&
+           strstr(imgbatch_failure_reason(), "at most 8"));
+    __atomic_store_n(&reader_done, 0, __ATOMIC_SEQ_CST);
+    EXPECT(cudaLaunchHostFunc(s[0], slow_reader, NULL) == cudaSuccess);
+    EXPECT(imgbatch_next(b, &x1) == 1 && imgbatch_next(b, &x2) == 1);
+    EXPECT(x2.stream == x0.stream && x1.stream != x0.stream);
+    EXPECT(cudaEventSynchronize(x2.ready) == cudaSuccess);
+    EXPECT(__atomic_load_n(&reader_done, __ATOMIC_SEQ_CST) == 1);
+    EXPECT(imgbatch_next(b, &x2) == 0);
+    EXPECT(imgbatch_close(b) == IMGBATCH_OK);
+    for (int k = 0; k < 9; k++)
+        EXPECT(cudaStreamSynchronize(s[k]) == cudaSuccess &&
+               cudaStreamDestroy(s[k]) == cudaSuccess);
+}
+
 typedef struct {
     imgbatch *b;
     int device;            /* the thread's device before the calls */
@@ -502,6 +557,7 @@ static int gpu_tests(void)
     fail_each_allocation(1, IMGBATCH_BACKEND_AUTO);
     fail_each_allocation(0, IMGBATCH_BACKEND_HYBRID);
     two_loaders();
+    read_on_other_stream();
     another_thread(devices);
     for (int skip = 0; skip <= 1; skip++) {
         changed_file(IMGBATCH_DECODER_GPU, IMGBATCH_BACKEND_AUTO, skip);

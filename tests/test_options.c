@@ -11,15 +11,16 @@ static double scale = 1.5;
 static int verbose;
 static const char *precision = "fp64";
 static const char *out_path;
+static const char *tasks_text;
 
 static const cm_opt opts[] = {
-    {"n", CM_OPT_SIZE, &n, "N", "matrix size", NULL, 1, 0},
-    {"tasks", CM_OPT_INT, &tasks, "N", "tasks", NULL, 1, 64},
-    {"scale", CM_OPT_DOUBLE, &scale, "X", "scale", NULL, 0, 0},
-    {"verbose", CM_OPT_FLAG, &verbose, NULL, "talk more", NULL, 0, 0},
+    {"n", CM_OPT_SIZE, &n, "N", "matrix size", NULL, 1, 0, NULL},
+    {"tasks", CM_OPT_INT, &tasks, "N", "tasks", NULL, 1, 64, &tasks_text},
+    {"scale", CM_OPT_DOUBLE, &scale, "X", "scale", NULL, 0, 0, NULL},
+    {"verbose", CM_OPT_FLAG, &verbose, NULL, "talk more", NULL, 0, 0, NULL},
     {"precision", CM_OPT_CHOICE, &precision, "P", "precision",
-     "fp64|fp32|all", 0, 0},
-    {"out", CM_OPT_STRING, &out_path, "FILE", "output", NULL, 0, 0},
+     "fp64|fp32|all", 0, 0, NULL},
+    {"out", CM_OPT_STRING, &out_path, "FILE", "output", NULL, 0, 0, NULL},
 };
 static const cm_cli cli = {"prog", "a test program", opts, 6, NULL};
 static const cm_cli cli_files = {"prog", "takes files", opts, 6, "[FILE...]"};
@@ -116,6 +117,9 @@ int main(void)
                  "--repeat", "5", "--warmup", "0", "--csv", "r.csv",
                  "--quick") == 0);
     EXPECT(n == 4096 && tasks == 16 && scale == 0.25 && verbose == 1);
+    /* The text of a value, as given, for a caller that parses it again
+     * (imgbatch's options through imgbatch_set_option). */
+    EXPECT(tasks_text && strcmp(tasks_text, "16") == 0);
     EXPECT(strcmp(precision, "all") == 0 && strcmp(out_path, "x.npy") == 0);
     EXPECT(opt.device == 1 && opt.repeat == 5 && opt.warmup == 0);
     EXPECT(opt.repeat_given && opt.warmup_given && opt.quick);

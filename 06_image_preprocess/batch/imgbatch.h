@@ -32,7 +32,8 @@
  * nvJPEG's hardware decoder does not report every corrupt scan: such a
  * file's image is whatever it decoded. The imgbatch tool finds these by
  * decoding every file again with stb_image; this library does not.
- * Link with the batch tool's objects (06_image_preprocess/extra.mk).
+ * Link with the batch tool's objects (06_image_preprocess/extra.mk), or
+ * load build/lib/libimgbatch.so, which exports these functions alone.
  */
 #ifndef IMGBATCH_H
 #define IMGBATCH_H
@@ -175,6 +176,38 @@ imgbatch_status imgbatch_close(imgbatch *b);
 
 /* The reason of this thread's last failure, one line. */
 const char *imgbatch_failure_reason(void);
+
+/* Work of yours on another stream reads the batch imgbatch_next gave
+ * last: `stream` waits for the batch (its event ready), and the batch's
+ * buffer is filled again only after the work enqueued on `stream` by the
+ * next call of imgbatch_next, imgbatch_rewind or imgbatch_close (an
+ * event recorded there then, which the batch's stream waits for). Up to
+ * 8 streams a batch. Returns IMGBATCH_OK, or a status with a reason (no
+ * batch held, or a CUDA call failed). */
+imgbatch_status imgbatch_read_on(imgbatch *b, cudaStream_t stream);
+
+/* Options by name, for a program that does not compile against this
+ * header (Python's ctypes): the command line's long names without the
+ * dashes ("resize", "crop", "color", "dtype", "mean", ...) and its texts
+ * ("224x224", "rgb", "0.485,0.456,0.406"), parsed by the same code, plus
+ * "folder", "file" (one image; again for each) and "device". A flag
+ * ("flip", "no-flip", "skip-bad", "keep-on-gpu") takes value NULL; mean
+ * and std count their values against the color already set. Checks
+ * between options are imgbatch_open's. Strings are copied and owned by
+ * the options. imgbatch_options_new returns the defaults (NULL: no
+ * memory, with a reason); imgbatch_set_option takes only its options and
+ * returns IMGBATCH_OK, or IMGBATCH_ERR_OPTIONS with a reason naming the
+ * option; imgbatch_options_free frees them and their strings (NULL does
+ * nothing), after imgbatch_open, which keeps what it needs. */
+imgbatch_options *imgbatch_options_new(void);
+imgbatch_status imgbatch_set_option(imgbatch_options *o, const char *name,
+                                    const char *value);
+void imgbatch_options_free(imgbatch_options *o);
+
+/* sizeof of "imgbatch_options", "imgbatch_batch" or "imgbatch_info" as
+ * this library was built (0 for another name), so that a binding that
+ * mirrors a struct can tell it has the layout of another version. */
+size_t imgbatch_sizeof(const char *type);
 
 #ifdef __cplusplus
 }

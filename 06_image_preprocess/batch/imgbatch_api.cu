@@ -25,6 +25,7 @@
 static const size_t BATCH_PIXELS = (size_t)1 << 27;
 static const size_t MIN_DEFAULT_BATCH = 16, MAX_DEFAULT_BATCH = 256;
 static const int DEFAULT_STREAMS = 2;
+enum { MAX_READERS = 8 };
 
 struct imgbatch {
     imgbatch_options o;
@@ -38,6 +39,11 @@ struct imgbatch {
     batch_run run;
     int passing, done;
     int device;                /* -1 until it is selected */
+    /* imgbatch_read_on: the caller's streams that read the batch held,
+     * and the event that makes the batch's stream wait for them */
+    cudaStream_t readers[MAX_READERS];
+    int n_readers;
+    cudaEvent_t read_done;
 };
 
 /* 1 if the reason why is an allocation's failure: our own "not enough
@@ -287,6 +293,63 @@ static imgbatch_status open_gpu(imgbatch *b)
     return IMGBATCH_OK;
 }
 
+/* The batch held was read on the caller's streams (imgbatch_read_on):
+ * its stream waits for the work enqueued there by now, so that the
+ * event the pipeline records next on it (release_handed) comes after
+ * that work too. On the loader's device. Returns 0, or -1 with why. */
+static int release_readers(imgbatch *b, char *why, size_t why_len)
+{
+    batch_run *r = &b->run;
+    int n = b->n_readers;
+    b->n_readers = 0;
+    if (!r->handed)
+        return 0;
+    cudaStream_t lane = r->lanes[r->handed->lane];
+    for (int k = 0; k < n; k++)
+        if (IB_CUDA(cudaEventRecord(b->read_done, b->readers[k]), why,
+                    why_len) ||
+            IB_CUDA(cudaStreamWaitEvent(lane, b->read_done, 0), why,
+                    why_len))
+            return -1;
+    return 0;
+}
+
+imgbatch_status imgbatch_read_on(imgbatch *b, cudaStream_t stream)
+{
+    if (!b)
+        return ib_fail(IMGBATCH_ERR_OPTIONS, "imgbatch_read_on: the loader "
+                       "is NULL");
+    batch_run *r = &b->run;
+    if (r->failed)
+        return ib_fail(r->cuda_failed ? IMGBATCH_ERR_CUDA
+                                      : IMGBATCH_ERR_INPUT, "%s", r->error);
+    if (!r->handed)
+        return ib_fail(IMGBATCH_ERR_OPTIONS, "imgbatch_read_on: no batch "
+                       "is held (imgbatch_next gave none since the last "
+                       "step)");
+    for (int k = 0; k < b->n_readers; k++)
+        if (b->readers[k] == stream)
+            return IMGBATCH_OK;
+    if (b->n_readers == MAX_READERS)
+        return ib_fail(IMGBATCH_ERR_OPTIONS, "imgbatch_read_on: at most %d "
+                       "streams a batch", (int)MAX_READERS);
+    int caller;
+    char why[BATCH_ERR_LEN];
+    if (IB_CUDA(ib_enter_device(b->device, &caller), why, sizeof why))
+        return failed_call(why);
+    int bad = (!b->read_done &&
+               IB_CUDA(cudaEventCreateWithFlags(&b->read_done,
+                                                cudaEventDisableTiming),
+                       why, sizeof why)) ||
+              IB_CUDA(cudaStreamWaitEvent(stream, r->handed->done, 0), why,
+                      sizeof why);
+    ib_leave_device(b->device, caller);
+    if (bad)
+        return failed_call(why);
+    b->readers[b->n_readers++] = stream;
+    return IMGBATCH_OK;
+}
+
 imgbatch_status imgbatch_open(imgbatch **out, const imgbatch_options *o)
 {
     if (!out || !o)
@@ -350,6 +413,11 @@ int imgbatch_next(imgbatch *b, imgbatch_batch *out)
     }
     batch_buf *x = NULL;
     int rc = 0;
+    if (release_readers(b, why, sizeof why) != 0) {
+        ib_leave_device(b->device, caller);
+        failed_call(why);
+        return -1;
+    }
     if (!b->passing) {
         rc = pipeline_begin(r) == 0 ? 0 : -1;
         b->passing = rc == 0;
@@ -394,8 +462,11 @@ imgbatch_status imgbatch_rewind(imgbatch *b)
         char why[BATCH_ERR_LEN];
         if (IB_CUDA(ib_enter_device(b->device, &caller), why, sizeof why))
             return failed_call(why);
+        int readers_failed = release_readers(b, why, sizeof why);
         pipeline_drain(r);
         ib_leave_device(b->device, caller);
+        if (readers_failed)
+            return failed_call(why);
     }
     if (r->failed)
         return ib_fail(r->cuda_failed ? IMGBATCH_ERR_CUDA
@@ -437,6 +508,8 @@ static imgbatch_status close_loader(imgbatch *b, char *why, size_t why_len)
         st = IMGBATCH_ERR_CUDA;
         on_device = 0;
     }
+    if (on_device && release_readers(b, why, why_len) != 0)
+        st = IMGBATCH_ERR_CUDA;
     if (on_device && b->run.o) {
         int was_failed = b->run.cuda_failed;
         if (pipeline_stop(&b->run) != 0 && !was_failed) {
@@ -446,6 +519,9 @@ static imgbatch_status close_loader(imgbatch *b, char *why, size_t why_len)
     }
     if (on_device)
         decoder_close(b->dec);
+    if (on_device && b->read_done &&
+        IB_CUDA(cudaEventDestroy(b->read_done), why, why_len))
+        st = IMGBATCH_ERR_CUDA;
     if (b->pool)
         rp_stop(b->pool);
     if (on_device)
