@@ -158,8 +158,8 @@ IMGBATCH_SO_SRC := $(filter-out $(addprefix $(IMGBATCH_DIR)/,imgbatch.cu \
   example.cu batch_cli.c bare_decode.cu corpus_main.c \
   corpus.c corpus_wild.c corpus_jpeg.c corpus_jpeg_bits.c),\
   $(wildcard $(IMGBATCH_DIR)/*.cu $(IMGBATCH_DIR)/*.c)) \
-  $(addprefix 06_image_preprocess/,image_io.c image_format.c stb_impl.c \
-                                   reference.c)
+  $(addprefix 06_image_preprocess/,image_io.c image_format.c jpeg_walk.c \
+                                   stb_impl.c reference.c)
 IMGBATCH_SO_OBJS := $(IMGBATCH_SO_SRC:%=$(BUILD)/pic/%.o)
 PIC_COMMON := $(BUILD)/pic/libcommon.a
 PIC_FLAGS := -fPIC -ffunction-sections -fdata-sections
