@@ -190,7 +190,7 @@ static void check_stdout_empty(void)
 static void cpu_decode_grown(void)
 {
     char *list_paths[1] = {paths[1]};
-    path_list list = {list_paths, 1};
+    path_list list = {.paths = list_paths, .count = 1};
     size_t width = SIDE, height = SIDE;
     tf_spec spec;
     memset(&spec, 0, sizeof spec);
