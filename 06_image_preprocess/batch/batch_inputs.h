@@ -77,8 +77,8 @@ int inputs_is_directory(const char *path);
  * src->same_width x same_height), else tf_place_image must place it.
  * Fills src->width and src->height (freed by inputs_free). A bad file is
  * an error, or with skip_bad one "skipped: ..." line on stderr (if
- * verbose), removed from the list (its label with it) and counted. Returns 0, or -1 with
- * err. */
+ * verbose), removed from the list (its label with it) and counted.
+ * Returns 0, or -1 with err. */
 int inputs_check(batch_source *src, int skip_bad, int verbose,
                  size_t *skipped, size_t *file_bytes, char *err,
                  size_t err_len);
