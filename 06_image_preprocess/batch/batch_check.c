@@ -314,7 +314,7 @@ void check_back_item(void *ctx, size_t pos, int thread)
     batch_run *r = x->run;
     thread_counts *t = &r->per_thread[thread];
     double start = cm_now_ms();
-    size_t j = x->item_of[pos], image = x->first + j;
+    size_t j = x->item_of[pos], image = x->image[j];
     const uint8_t *out = (const uint8_t *)x->h_out + pos * r->image_bytes;
     int bad;
     if (x->how[j] == ROUTE_CPU) {
