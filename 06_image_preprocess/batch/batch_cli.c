@@ -1,6 +1,7 @@
 /* batch_cli.c - imgbatch's options and their checks, all made before the
  * GPU is touched. */
 #include "batch_cli.h"
+#include "batch_inputs.h"
 #include "pipeline.h"
 #include "../image_io.h"
 #include "../reference.h"
@@ -41,6 +42,35 @@ static void parse_floats(const char *name, const char *text, int channels,
         out[c] = v[n == 1 ? 0 : c];
 }
 
+/* --seed: decimal digits, 0 to 2^64 - 1. */
+static uint64_t parse_seed(const char *text)
+{
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(text, &end, 10);
+    if (!*text || strspn(text, "0123456789") != strlen(text) || errno)
+        cm_usage_error("--seed: '%s' is not a whole number from 0 to "
+                       "18446744073709551615", text);
+    (void)end;
+    return (uint64_t)v;
+}
+
+/* --out-labels with --list: the list must have labels; found now, not
+ * after the GPU has opened (a list that cannot be read stops here too,
+ * as it would in the loader). */
+static void need_list_labels(const char *list)
+{
+    char err[1280];
+    path_list l;
+    if (inputs_collect(NULL, 0, list, &l, err, sizeof err) != 0)
+        cm_fail("%s", err);
+    int labelled = l.labels != NULL;
+    path_list_free(&l);
+    if (!labelled)
+        cm_fail("--out-labels: %s has no labels: its lines are PATH, not "
+                "PATH LABEL", list);
+}
+
 static int choice(const char *value, const char *const *names, int n)
 {
     for (int k = 0; k < n; k++)
@@ -57,8 +87,8 @@ void batch_cli_parse(int argc, char **argv, batch_options *b)
     static const char *const dtypes[] = {"float32", "float16", "uint8"};
     const char *resize = NULL, *crop = NULL, *decoder = "auto";
     const char *backend = "auto", *color = "gray", *dtype = "float32";
-    const char *mean = NULL, *std = NULL, *list = NULL;
-    long long threads = 0, streams = 0;
+    const char *mean = NULL, *std = NULL, *list = NULL, *seed = NULL;
+    long long threads = 0, streams = 0, rank = 0, world_size = 1;
     int flip = 0, no_flip = 0;
     size_t resize_short = 0;
     imgbatch_options *o = &b->lib;
@@ -69,8 +99,36 @@ void batch_cli_parse(int argc, char **argv, batch_options *b)
         {.name = "out-npy", .type = CM_OPT_STRING, .value = &b->out_npy,
          .metavar = "FILE", .help = "write the tensor as .npy"},
         {.name = "list", .type = CM_OPT_STRING, .value = &list,
-         .metavar = "FILE", .help = "the images named in FILE, one path "
-         "per line"},
+         .metavar = "FILE", .help = "the images named in FILE, one a "
+         "line: PATH, or PATH LABEL on every line (LABEL: the digits after "
+         "the last space or tab)"},
+        {.name = "class-folders", .type = CM_OPT_FLAG,
+         .value = &o->class_folders, .help = "DIR holds one folder per "
+         "class, read as torchvision's ImageFolder: classes sorted by "
+         "name, label k the k-th; each class's images in it and its "
+         "subfolders"},
+        {.name = "out-labels", .type = CM_OPT_STRING, .value = &b->out_labels,
+         .metavar = "FILE", .help = "write the labels, in the tensor's "
+         "order, as an int64 .npy (--class-folders, or a --list with "
+         "labels)"},
+        {.name = "shuffle", .type = CM_OPT_FLAG, .value = &o->shuffle,
+         .help = "a new order each pass, from --seed and the pass "
+         "(splitmix64 and Fisher-Yates: not torch's generator)"},
+        {.name = "seed", .type = CM_OPT_STRING, .value = &seed,
+         .metavar = "N", .help = "with --shuffle: 0 to 2^64 - 1 (default "
+         "0)"},
+        {.name = "rank", .type = CM_OPT_INT, .value = &rank, .metavar = "R",
+         .help = "with --world-size W: this process's shard, as "
+         "DistributedSampler: images R, R + W, ... of the (shuffled) list, "
+         "padded by repeating its start to ceil(N / W) each",
+         .max = 1 << 20},
+        {.name = "world-size", .type = CM_OPT_INT, .value = &world_size,
+         .metavar = "W", .help = "processes that share the images (with "
+         "--rank)", .min = 1, .max = 1 << 20},
+        {.name = "drop-last", .type = CM_OPT_FLAG, .value = &o->drop_last,
+         .help = "as DistributedSampler's and DataLoader's drop_last: "
+         "shards cut to floor(N / W) instead of padded, and a pass's short "
+         "last batch left out"},
         {.name = "resize", .type = CM_OPT_STRING, .value = &resize,
          .metavar = "WxH", .help = "resize each image to WxH on the GPU "
          "(bilinear, pixel centres aligned as cv2.INTER_LINEAR; no "
@@ -157,11 +215,18 @@ void batch_cli_parse(int argc, char **argv, batch_options *b)
         cm_usage_error("give either --list FILE or image paths, not both");
     if (!list && b->opt.n_args == 0)
         cm_usage_error("give a folder, image files or --list FILE");
+    if (o->class_folders && (list || b->opt.n_args != 1))
+        cm_usage_error("--class-folders takes one folder: the one that "
+                       "holds a folder per class");
     o->list = list;
     o->files = (const char *const *)b->opt.args;
     o->n_files = list ? 0 : (size_t)b->opt.n_args;
-    if (list)
+    if (list || o->class_folders)
         o->files = NULL;
+    if (o->class_folders) {
+        o->folder = b->opt.args[0];
+        o->n_files = 0;
+    }
     o->decoder = (imgbatch_decoder)choice(decoder, decoders, 3);
     o->backend = (imgbatch_backend)choice(backend, backends, 4);
     o->dtype = (imgbatch_dtype)choice(dtype, dtypes, 3);
@@ -210,12 +275,33 @@ void batch_cli_parse(int argc, char **argv, batch_options *b)
         cm_refuse_given(&cli, &b->opt, "nvjpeg-backend",
                         "with --decoder cpu");
     if (b->bare_decode)
-        cm_refuse_given(&cli, &b->opt, "keep-on-gpu", "with --bare-decode");
+        cm_refuse_given(&cli, &b->opt, "keep-on-gpu|out-labels|shuffle|"
+                        "seed|rank|world-size|drop-last",
+                        "with --bare-decode");
+    if (seed && !o->shuffle)
+        cm_refuse_given(&cli, &b->opt, "seed", "without --shuffle");
+    if (seed)
+        o->seed = parse_seed(seed);
+    if (cm_given(&cli, &b->opt, "rank") !=
+        cm_given(&cli, &b->opt, "world-size"))
+        cm_usage_error("--rank R and --world-size W go together");
+    if (rank >= world_size)
+        cm_usage_error("--rank %lld must be below --world-size %lld", rank,
+                       world_size);
+    o->rank = (int)rank;
+    o->world_size = (int)world_size;
+    if (b->out_labels && !o->class_folders && !list)
+        cm_usage_error("--out-labels needs labels: give --class-folders DIR "
+                       "or a --list of PATH LABEL lines");
+    if (b->out_labels && b->out_npy && strcmp(b->out_labels, b->out_npy) == 0)
+        cm_usage_error("--out-npy and --out-labels name the same file");
 
     /* An output that cannot be created is found now, not after the work. */
     char err[1280];
-    const char *outputs[2] = {b->out_npy, b->opt.csv};
-    for (int k = 0; k < 2; k++)
+    const char *outputs[3] = {b->out_npy, b->out_labels, b->opt.csv};
+    for (int k = 0; k < 3; k++)
         if (outputs[k] && io_check_writable(outputs[k], err, sizeof err))
             cm_fail("%s", err);
+    if (b->out_labels && list)
+        need_list_labels(list);
 }
