@@ -475,7 +475,7 @@ set_tests_properties(imgbatch.jpeg_corpora PROPERTIES LABELS cpu
 # each batch against the tensor's images, in turn, shuffled, over three
 # ranks padded and cut, and kept on the GPU over shuffled passes
 # (batch/tests.sh labels).
-add_test(imgbatch.gpu_labels ${tool_sh} labels "${tool}" "${jpegs}/wild"
+add_test(imgbatch.gpu_labels ${tool_sh} labels "${tool}" "${jpegs}"
          "${jpegs}/labels")
 set_tests_properties(imgbatch.gpu_labels PROPERTIES LABELS gpu
                      SKIP_RETURN_CODE 77 FIXTURES_REQUIRED jpegs06)

@@ -75,7 +75,8 @@ typedef enum {
 
 typedef struct {
     /* the images: a folder's image files (by name), or files, or a file
-     * that lists them (one path a line); exactly one of the three */
+     * that lists them (one path a line, or "PATH LABEL" on every line);
+     * exactly one of the three */
     const char *folder;
     const char *const *files;
     size_t n_files;

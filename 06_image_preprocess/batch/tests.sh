@@ -69,13 +69,14 @@
 #   tests.sh unread BIN FIXTURES
 #       without a GPU: the folder batch's notes.txt named on a skipped:
 #       line and counted on the batch: line
-#   tests.sh labels BIN WILD OUT
-#       on a GPU: WILD's 40 files as classes a (0-9, some in a
+#   tests.sh labels BIN JPEGS OUT
+#       on a GPU: JPEGS/wild's 40 files as classes a (0-9, some in a
 #       subfolder), b (10-19), c (20-39): in turn, labels 0 x 10, 1 x 10,
 #       2 x 20; shuffled, the same images with the same labels in another
 #       order; three ranks shuffled, padded (14 each, every file) and cut
 #       (13 each, distinct); kept on the GPU and shuffled, PASS over
-#       three passes
+#       three passes; JPEGS/wild_bad as one class, without --skip-bad:
+#       exit 1, and neither the labels nor the tensor left behind
 mode=$1 bin=$2
 shift 2
 # fail MESSAGE LOG: show the log and fail.
@@ -420,7 +421,7 @@ out), " "$out" || fail "expected 1 other file left out" "$out"
     cat "$out.err"
     ;;
 labels)
-    wild=$1 out=$2
+    wild=$1/wild bad=$1/wild_bad out=$2
     rm -rf "$out" && mkdir -p "$out/set/a/deep" "$out/set/b" "$out/set/c" ||
         exit 1
     i=0
@@ -485,7 +486,17 @@ labels)
     passes "$out/keep.log" "$bin" --class-folders "$out/set" \
         --resize 64x48 --batch-size 7 --keep-on-gpu --shuffle --repeat 3
     grep -E '^(classes|order|check|PASS)' "$out/keep.log"
-    echo "ok: labels in turn, shuffled, three ranks padded and cut, kept"
+    mkdir -p "$out/bad/only" && cp "$bad"/*.jpg "$out/bad/only/" || exit 1
+    "$bin" --class-folders "$out/bad" --resize 64x48 --shuffle \
+        --out-npy "$out/bad.npy" --out-labels "$out/bad.labels.npy" \
+        >"$out/bad.log" 2>&1
+    rc=$?
+    left=$(ls "$out" | grep '^bad\.' | grep -v '^bad\.log$')
+    [ $rc -eq 1 ] && [ -z "$left" ] ||
+        fail "a bad file, no --skip-bad: expected exit 1 and no file \
+left, got exit $rc and: $left" "$out/bad.log"
+    echo "ok: labels in turn, shuffled, three ranks padded and cut, kept;\
+ nothing left by a failed run"
     rm -rf "$out"
     ;;
 *)
