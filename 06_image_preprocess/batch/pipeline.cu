@@ -320,8 +320,8 @@ static void read_batch(batch_run *r, batch_buf *x, size_t k)
     x->lane = (int)(k % (size_t)r->streams);
     size_t at = 0, slot = 0;
     for (size_t j = 0; j < x->count; j++) {
-        size_t k_pos = x->first + j;
-        size_t image = r->order ? r->order[k_pos] : k_pos;
+        size_t position = x->first + j;
+        size_t image = r->order ? r->order[position] : position;
         x->image[j] = image;
         x->offset[j] = at;
         at += r->bytes[image];
