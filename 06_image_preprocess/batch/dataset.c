@@ -75,6 +75,8 @@ static int by_name(const void *a, const void *b)
 /* The list's paths from `from` on, sorted in byte order. */
 static void sort_from(path_list *list, size_t from)
 {
+    if (list->count - from < 2)
+        return;  /* qsort's pointer may be NULL then */
     qsort(list->paths + from, list->count - from, sizeof *list->paths,
           by_name);
 }
