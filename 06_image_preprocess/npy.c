@@ -107,3 +107,31 @@ int npy_save_f32(const char *path, const float *data, const size_t *shape,
     }
     return 0;
 }
+
+int npy_save_i64(const char *path, const int64_t *data, size_t n,
+                 char *err, size_t err_len)
+{
+    const uint16_t probe = 1;
+    int little = *(const unsigned char *)&probe == 1;
+    char header[NPY_HEADER_MAX];
+    size_t shape[1] = {n};
+    size_t header_len = npy_header_typed(header, sizeof header,
+                                         little ? "<i8" : ">i8", shape, 1);
+    cm_out_file f;
+    if (cm_out_open(&f, path) != 0) {
+        snprintf(err, err_len, "%s", f.error);
+        return -1;
+    }
+    if (header_len == 0 ||
+        fwrite(header, 1, header_len, f.fp) != header_len ||
+        (n && fwrite(data, sizeof *data, n, f.fp) != n)) {
+        snprintf(err, err_len, "cannot write %s: write failed", path);
+        cm_out_abort(&f);
+        return -1;
+    }
+    if (cm_out_commit(&f) != 0) {
+        snprintf(err, err_len, "%s", f.error);
+        return -1;
+    }
+    return 0;
+}

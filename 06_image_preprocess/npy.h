@@ -13,6 +13,7 @@
 #define NPY_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #ifdef __cplusplus
@@ -46,6 +47,11 @@ int npy_write_f32(FILE *fp, const float *data, const size_t *shape,
  * is complete or absent. Returns 0, or -1 with a reason in err. */
 int npy_save_f32(const char *path, const float *data, const size_t *shape,
                  int ndim, char *err, size_t err_len);
+
+/* The same for n int64 values, shape (n,) ('<i8' on x86-64 and ARM):
+ * imgbatch's labels, as torch.from_numpy(np.load(path)) reads them. */
+int npy_save_i64(const char *path, const int64_t *data, size_t n,
+                 char *err, size_t err_len);
 
 #ifdef __cplusplus
 }

@@ -77,6 +77,37 @@ tool_usage(bare_cpu "--bare-decode times the GPU decoder"
            --bare-decode --decoder cpu a.jpg b.jpg)
 tool_usage(bare_keep "--keep-on-gpu does nothing with --bare-decode"
            --bare-decode --keep-on-gpu a.jpg)
+# The data set's options: a seed without the shuffle, a rank without the
+# world size or not below it, class folders that are not one folder,
+# labels asked of images that have none, the order with --bare-decode.
+tool_usage(seed_alone "--seed does nothing without --shuffle" --seed 3 d)
+tool_usage(seed_text "--seed: '-1' is not a whole number from 0 to "
+           --shuffle --seed -1 d)
+tool_usage(seed_too_big "--seed: '18446744073709551616' is not a whole"
+           --shuffle --seed 18446744073709551616 d)
+tool_usage(rank_alone "--rank R and --world-size W go together" --rank 1 d)
+tool_usage(world_alone "--rank R and --world-size W go together"
+           --world-size 2 d)
+tool_usage(rank_too_big "--rank 2 must be below --world-size 2"
+           --rank 2 --world-size 2 d)
+tool_usage(world_zero "--world-size: '0' must be at least 1"
+           --rank 0 --world-size 0 d)
+tool_usage(class_folders_two "--class-folders takes one folder: the one "
+           --class-folders d e)
+tool_usage(class_folders_list "--class-folders takes one folder"
+           --class-folders --list files.txt)
+tool_usage(out_labels_none "--out-labels needs labels: give --class-folders"
+           --out-labels l.npy d)
+tool_usage(out_labels_same "--out-npy and --out-labels name the same file"
+           --class-folders --out-labels x.npy --out-npy x.npy d)
+foreach(option shuffle drop-last out-labels)
+  set(args --${option})
+  if(option STREQUAL "out-labels")
+    set(args --out-labels l.npy --class-folders)
+  endif()
+  tool_usage(bare_${option} "--${option} does nothing with --bare-decode"
+             --bare-decode ${args} d)
+endforeach()
 
 # The files: good ones in many formats and layouts, and broken ones,
 # written once by test_06_fixtures; test_06_images checks loading them.
@@ -202,8 +233,43 @@ set_tests_properties(imgbatch.bad_all_skipped PROPERTIES LABELS cpu
                      ENVIRONMENT "CUDA_VISIBLE_DEVICES=-1"
                      FIXTURES_REQUIRED images06)
 cm_cpu_run(imgbatch.no_gpu exit 77 "^imgbatch: ${CM_NO_GPU_LINE}" "${tool}"
-           --quick "${fx}/batch")
+           --quick --resize 8x8 "${fx}/batch_mixed")
 set_tests_properties(imgbatch.no_gpu PROPERTIES FIXTURES_REQUIRED images06)
+# A folder's file of a type not read (batch/notes.txt) is named and
+# counted, not dropped in silence.
+add_test(imgbatch.unread_named ${tool_sh} unread "${tool}" "${fx}")
+set_tests_properties(imgbatch.unread_named PROPERTIES LABELS cpu
+                     ENVIRONMENT "CUDA_VISIBLE_DEVICES=-1"
+                     FIXTURES_REQUIRED images06)
+
+# Data sets (batch/dataset.c, batch/sampler.c), without a GPU: class
+# folders built from the fixtures (batch/tests.sh trees); their class
+# line, the files left out, the order lines; each error in one line.
+set(trees "${TEST_BIN_DIR}/06_trees")
+add_test(imgbatch.dataset_trees ${tool_sh} trees "${fx}" "${trees}")
+set_tests_properties(imgbatch.dataset_trees PROPERTIES LABELS cpu
+                     FIXTURES_REQUIRED images06 FIXTURES_SETUP trees06)
+add_test(imgbatch.dataset ${tool_sh} dataset "${tool}" "${trees}")
+set_tests_properties(imgbatch.dataset PROPERTIES LABELS cpu
+                     ENVIRONMENT "CUDA_VISIBLE_DEVICES=-1"
+                     FIXTURES_REQUIRED trees06)
+function(bad_dataset suffix regex)
+  cm_cpu_run(imgbatch.bad_${suffix} exit 1 "^imgbatch: .*${regex}" "${tool}"
+             ${ARGN})
+  set_tests_properties(imgbatch.bad_${suffix} PROPERTIES
+                       FIXTURES_REQUIRED "images06;trees06")
+endfunction()
+bad_dataset(class_no_image
+            "no_image/a: class 'a' [(]label 0[)] holds no image imgbatch"
+            --class-folders "${trees}/no_image")
+bad_dataset(class_none "emptydir: no class folder in it: --class-folders"
+            --class-folders "${fx}/emptydir")
+bad_dataset(class_not_folder "gray.png: not a folder: --class-folders takes"
+            --class-folders "${fx}/gray.png")
+bad_dataset(list_mixed "mixed.txt: line 2 has no label, but line 1 has one"
+            --list "${trees}/mixed.txt")
+bad_dataset(out_labels_unlabelled "--out-labels: .*bare.txt has no labels"
+            --out-labels "${trees}/l.npy" --list "${trees}/bare.txt")
 
 # Nothing half-written: a refused input leaves no output, not even a
 # temporary file.
@@ -457,6 +523,14 @@ set(jpegs "${TEST_BIN_DIR}/06_jpegs")
 add_test(imgbatch.jpeg_corpora ${tool_sh} corpora "${tool}" "${jpegs}")
 set_tests_properties(imgbatch.jpeg_corpora PROPERTIES LABELS cpu
                      FIXTURES_SETUP jpegs06)
+# GPU: the wild folder as three class folders; the labels that come with
+# each batch against the tensor's images, in turn, shuffled, over three
+# ranks padded and cut, and kept on the GPU over shuffled passes
+# (batch/tests.sh labels).
+add_test(imgbatch.gpu_labels ${tool_sh} labels "${tool}" "${jpegs}"
+         "${jpegs}/labels")
+set_tests_properties(imgbatch.gpu_labels PROPERTIES LABELS gpu
+                     SKIP_RETURN_CODE 77 FIXTURES_REQUIRED jpegs06)
 # A build without nvJPEG (HAVE_NVJPEG empty): --decoder gpu is refused in
 # one line, exit 1, before a GPU is looked for; auto decodes every JPEG on
 # the CPU. The GPU decode tests below need nvJPEG, so they are registered

@@ -79,5 +79,35 @@ int main(void)
     o.batch_size = 0;
     o.color = (imgbatch_color)2;
     EXPECT(check(&o, &s) == IMGBATCH_ERR_OPTIONS);
+    o.color = IMGBATCH_GRAY;
+    EXPECT(check(&o, &s) == IMGBATCH_OK);
+
+    /* The data set: one process, in turn, seed 0 by default; a rank in
+     * 0 .. world_size - 1 (world_size 0: one process); class folders
+     * only under a folder. */
+    imgbatch_options d;
+    imgbatch_defaults(&d);
+    EXPECT(d.world_size == 1 && d.rank == 0 && !d.shuffle && d.seed == 0 &&
+           !d.drop_last && !d.class_folders);
+    o.rank = 1;
+    o.world_size = 2;
+    EXPECT(check(&o, &s) == IMGBATCH_OK);
+    o.world_size = 1;
+    EXPECT(check(&o, &s) == IMGBATCH_ERR_OPTIONS &&
+           strstr(imgbatch_failure_reason(), "rank 1"));
+    o.world_size = 0;
+    EXPECT(check(&o, &s) == IMGBATCH_ERR_OPTIONS);
+    o.rank = 0;
+    EXPECT(check(&o, &s) == IMGBATCH_OK);
+    o.rank = -1;
+    o.world_size = 2;
+    EXPECT(check(&o, &s) == IMGBATCH_ERR_OPTIONS);
+    o.rank = 0;
+    o.class_folders = 1;
+    EXPECT(check(&o, &s) == IMGBATCH_OK);
+    o.folder = NULL;
+    o.list = "files.txt";
+    EXPECT(check(&o, &s) == IMGBATCH_ERR_OPTIONS &&
+           strstr(imgbatch_failure_reason(), "class_folders takes folder"));
     return test_summary();
 }

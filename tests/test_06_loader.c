@@ -15,7 +15,10 @@
  *                           buffer is filled again; a loader used from
  *                           another thread; a file
  *                           changed between open and next, on every
- *                           decode path, with and without skip_bad
+ *                           decode path, with and without skip_bad;
+ *                           class folders: their names, labels with
+ *                           each batch, each epoch's shuffled order
+ *                           (sampler.h's), a shard, drop_last
  *
  * Each run writes its JPEGs into a folder of its own under /tmp (stb's
  * writer) and removes them.
@@ -24,6 +27,7 @@
 #include "../06_image_preprocess/batch/imgbatch.h"
 #include "../06_image_preprocess/batch/lib_support.h"
 #include "../06_image_preprocess/batch/pipeline.h"
+#include "../06_image_preprocess/batch/sampler.h"
 
 #include <pthread.h>
 #include <stdint.h>
@@ -195,7 +199,7 @@ static void check_stdout_empty(void)
 static void cpu_decode_grown(void)
 {
     char *list_paths[1] = {paths[1]};
-    path_list list = {list_paths, 1};
+    path_list list = {.paths = list_paths, .count = 1};
     size_t width = SIDE, height = SIDE;
     tf_spec spec;
     memset(&spec, 0, sizeof spec);
@@ -244,10 +248,17 @@ static int cpu_tests(void)
      * a status and a reason naming memory, nothing held (the sanitizer
      * build finds a leak), until none is left to fail. */
     long n = 0, failures = 0;
+    /* The files in turn, then shuffled (the order's own buffers). */
     for (;; n++) {
         imgbatch_test_fail_after(n);
         b = (imgbatch *)&o;
         imgbatch_status st = imgbatch_open(&b, &o);
+        if (!imgbatch_test_failed() && !o.shuffle) {
+            EXPECT(st == IMGBATCH_ERR_NO_DEVICE);
+            o.shuffle = 1;
+            n = -1;
+            continue;
+        }
         if (!imgbatch_test_failed()) {
             EXPECT(st == IMGBATCH_ERR_NO_DEVICE);
             break;
@@ -260,8 +271,9 @@ static int cpu_tests(void)
                     imgbatch_failure_reason());
     }
     imgbatch_test_fail_after(-1);
-    /* collect (the list grown, three names), check (two), the sizes */
-    EXPECT(failures >= 6);
+    /* collect (the list grown, its labels, three names), check (two), the
+     * sizes; twice, and the order's two */
+    EXPECT(failures >= 2 * 7 + 2);
     cpu_decode_grown();
     check_stdout_empty();
     printf("host allocations before the GPU: %ld, each failed once\n",
@@ -544,6 +556,123 @@ static void changed_file(imgbatch_decoder decoder, imgbatch_backend backend,
     EXPECT(write_all(paths[1], as_checked, file_len));
 }
 
+/* One pass: each image's path (copied) and label in names and labels
+ * (2 * FILES at most). Returns the images, or -1; *in_order: 1 if every
+ * batch's first was the count before it and it had labels. */
+static long pass_files(imgbatch *b, char (*names)[192], int64_t *labels,
+                       int *in_order)
+{
+    imgbatch_batch x;
+    long n = 0;
+    int rc;
+    *in_order = 1;
+    while ((rc = imgbatch_next(b, &x)) == 1) {
+        *in_order &= x.first == (size_t)n && x.labels != NULL;
+        for (size_t i = 0; i < x.count && n < 2 * FILES; i++, n++) {
+            snprintf(names[n], sizeof names[n], "%s", x.files[i]);
+            labels[n] = x.labels ? x.labels[i] : -1;
+        }
+    }
+    return rc < 0 ? -1 : n;
+}
+
+/* A pass of b against epoch's permutation of the FILES copies: the
+ * images at positions rank, rank + world, ... (count of them), each
+ * labelled with its class (0 for the first half, 1 for the second). */
+static void expect_order(imgbatch *b, const char (*copy)[192],
+                         uint64_t seed, uint64_t epoch, size_t rank,
+                         size_t world, long count)
+{
+    char names[2 * FILES][192];
+    int64_t labels[2 * FILES];
+    size_t perm[FILES];
+    int in_order = 0;
+    long n = pass_files(b, names, labels, &in_order);
+    EXPECT(n == count && in_order);
+    sampler_permutation(FILES, seed, epoch, perm);
+    for (long i = 0; i < n && i < count; i++) {
+        size_t k = perm[(rank + (size_t)i * world) % FILES];
+        EXPECT(strcmp(names[i], copy[k]) == 0 &&
+               labels[i] == (k >= FILES / 2));
+    }
+}
+
+/* Class folders a (files 0 to 2) and b (3 to 5), a notes.txt beside
+ * them: the classes and the file left out in the info; shuffled, each
+ * epoch the sampler's permutation with each image's label; a rewind
+ * before any batch starts no epoch; rank 1 of 4 (padded) kept whole;
+ * drop_last's one whole batch of 4. */
+static void data_set(void)
+{
+    char cls[160], sub[2][176], copy[FILES][192], notes[192];
+    at(cls, sizeof cls, "cls");
+    EXPECT(mkdir(cls, 0755) == 0);
+    for (int c = 0; c < 2; c++) {
+        snprintf(sub[c], sizeof sub[c], "%s/%c", cls, 'a' + c);
+        EXPECT(mkdir(sub[c], 0755) == 0);
+    }
+    for (int k = 0; k < FILES; k++) {
+        size_t len = 0;
+        unsigned char *bytes = read_all(paths[k], &len);
+        snprintf(copy[k], sizeof copy[k], "%s/img_%d.jpg",
+                 sub[k < FILES / 2 ? 0 : 1], k);
+        EXPECT(bytes && write_all(copy[k], bytes, len));
+        free(bytes);
+    }
+    snprintf(notes, sizeof notes, "%s/notes.txt", cls);
+    EXPECT(write_all(notes, "x", 1));
+    imgbatch_options o;
+    options(&o);
+    o.folder = cls;
+    o.class_folders = 1;
+    o.shuffle = 1;
+    o.seed = 3;
+    imgbatch *b = NULL;
+    imgbatch_info info;
+    EXPECT(imgbatch_open(&b, &o) == IMGBATCH_OK);
+    if (b && imgbatch_get_info(b, &info) == IMGBATCH_OK) {
+        EXPECT(info.classes == 2 && info.class_names &&
+               strcmp(info.class_names[0], "a") == 0 &&
+               strcmp(info.class_names[1], "b") == 0 &&
+               info.unread == 1 && info.images == FILES &&
+               info.pass_images == FILES);
+        for (uint64_t epoch = 0; epoch < 3; epoch++) {
+            EXPECT(imgbatch_rewind(b) == IMGBATCH_OK);
+            expect_order(b, copy, 3, epoch, 0, 1, FILES);
+        }
+    }
+    EXPECT(imgbatch_close(b) == IMGBATCH_OK);
+    o.rank = 1;
+    o.world_size = 4;
+    o.keep_whole = 1;
+    b = NULL;
+    EXPECT(imgbatch_open(&b, &o) == IMGBATCH_OK);
+    if (b && imgbatch_get_info(b, &info) == IMGBATCH_OK) {
+        EXPECT(info.pass_images == 2 && info.tensor != NULL &&
+               info.tensor_bytes == 2 * info.image_bytes);
+        expect_order(b, copy, 3, 0, 1, 4, 2);
+        EXPECT(imgbatch_rewind(b) == IMGBATCH_OK);
+        expect_order(b, copy, 3, 1, 1, 4, 2);
+    }
+    EXPECT(imgbatch_close(b) == IMGBATCH_OK);
+    o.rank = 0;
+    o.world_size = 1;
+    o.keep_whole = 0;
+    o.drop_last = 1;
+    o.batch_size = 4;
+    b = NULL;
+    EXPECT(imgbatch_open(&b, &o) == IMGBATCH_OK);
+    if (b && imgbatch_get_info(b, &info) == IMGBATCH_OK) {
+        EXPECT(info.pass_images == 4 && info.batch_images == 4);
+        expect_order(b, copy, 3, 0, 0, 1, 4);
+    }
+    EXPECT(imgbatch_close(b) == IMGBATCH_OK);
+    for (int k = 0; k < FILES; k++)
+        remove(copy[k]);
+    remove(notes);
+    EXPECT(rmdir(sub[0]) == 0 && rmdir(sub[1]) == 0 && rmdir(cls) == 0);
+}
+
 static int gpu_tests(void)
 {
     int devices = 0;
@@ -565,6 +694,7 @@ static int gpu_tests(void)
         changed_file(IMGBATCH_DECODER_GPU, IMGBATCH_BACKEND_HYBRID, skip);
         changed_file(IMGBATCH_DECODER_CPU, IMGBATCH_BACKEND_AUTO, skip);
     }
+    data_set();
     check_stdout_empty();
     remove_files();
     return test_summary();

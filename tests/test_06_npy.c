@@ -124,11 +124,30 @@ int main(int argc, char **argv)
     EXPECT(memcmp(file + 128, data, sizeof data) == 0);
     remove(path);
 
+    /* Labels: int64, shape (3,), '<i8' as numpy.save writes it (the
+     * header spelled out: 21 - 1 digits of room, padded to 64). */
+    int64_t labels[3] = {0, 7, (int64_t)1 << 40};
+    EXPECT(npy_save_i64(path, labels, 3, err, sizeof err) == 0);
+    f = fopen(path, "rb");
+    got_bytes = f ? fread(file, 1, sizeof file, f) : 0;
+    if (f)
+        fclose(f);
+    EXPECT(got_bytes == 128 + sizeof labels);
+    static const char dict[] = "{'descr': '<i8', 'fortran_order': False, "
+                               "'shape': (3,), }";
+    EXPECT(memcmp(file, "\x93NUMPY\x01\x00\x76\x00", 10) == 0 &&
+           memcmp(file + 10, dict, sizeof dict - 1) == 0 &&
+           file[10 + sizeof dict - 1] == ' ' && file[127] == '\n');
+    EXPECT(memcmp(file + 128, labels, sizeof labels) == 0);
+    remove(path);
+
     /* A folder that does not exist: an error naming the file, no file. */
     snprintf(path, sizeof path, "%s/no/such/b.npy", dir);
     EXPECT(npy_save_f32(path, data, shape2, 2, err, sizeof err) == -1);
     EXPECT(strstr(err, "cannot write") && strstr(err, "b.npy"));
     EXPECT(access(path, F_OK) != 0);
+    EXPECT(npy_save_i64(path, labels, 3, err, sizeof err) == -1 &&
+           strstr(err, "b.npy") && access(path, F_OK) != 0);
     EXPECT(rmdir(dir) == 0);
     return test_summary();
 }

@@ -263,7 +263,7 @@ static void test_survey(void)
             fclose(f);
         paths[k] = (char *)names[k];
     }
-    path_list list = {paths, 3};
+    path_list list = {.paths = paths, .count = 3};
     size_t got[3] = {0, 0, 0}, jpegs = 9;
     char err[256];
     EXPECT(inputs_survey(&list, got, &jpegs, err, sizeof err) == 0);

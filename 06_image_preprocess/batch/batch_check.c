@@ -314,7 +314,7 @@ void check_back_item(void *ctx, size_t pos, int thread)
     batch_run *r = x->run;
     thread_counts *t = &r->per_thread[thread];
     double start = cm_now_ms();
-    size_t j = x->item_of[pos], image = x->first + j;
+    size_t j = x->item_of[pos], image = x->image[j];
     const uint8_t *out = (const uint8_t *)x->h_out + pos * r->image_bytes;
     int bad;
     if (x->how[j] == ROUTE_CPU) {
@@ -337,12 +337,19 @@ void check_back_item(void *ctx, size_t pos, int thread)
     t->check_ms += cm_now_ms() - start;
 }
 
-uint64_t check_samples_hash(const batch_run *r, size_t n_out)
+int check_samples_repeat(const batch_run *r, size_t n_out,
+                         uint64_t *by_file, uint8_t *seen)
 {
-    const uint8_t *p = r->h_samples;
-    size_t n = n_out * r->sample_bytes;
-    uint64_t h = 1469598103934665603ull;
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ p[i]) * 1099511628211ull;
-    return h;
+    int same = 1;
+    for (size_t pos = 0; pos < n_out; pos++) {
+        const uint8_t *p = r->h_samples + pos * r->sample_bytes;
+        size_t file = r->out_index[pos];
+        uint64_t h = 1469598103934665603ull;
+        for (size_t i = 0; i < r->sample_bytes; i++)
+            h = (h ^ p[i]) * 1099511628211ull;
+        same &= !seen[file] || by_file[file] == h;
+        by_file[file] = h;
+        seen[file] = 1;
+    }
+    return same;
 }

@@ -10,7 +10,7 @@
  *                 samples, &st);                       one image
  *   const char *why = check_image_verdict(&st, gpu, channels);
  *   sampled_result s = check_sampled(&run, n_out);     every image
- *   uint64_t h = check_samples_hash(&run, n_out);      same every pass?
+ *   check_samples_repeat(&run, n_out, by_file, seen);  same every pass?
  */
 #ifndef BATCH_CHECK_H
 #define BATCH_CHECK_H
@@ -145,9 +145,13 @@ sampled_result check_sampled(batch_run *r, size_t n_out);
  * levels. Counted in the thread's thread_counts. */
 void check_back_item(void *ctx, size_t pos, int thread);
 
-/* FNV-1a over the sampled rows of n_out images: equal in every pass, or
- * the decode is not repeatable. */
-uint64_t check_samples_hash(const batch_run *r, size_t n_out);
+/* FNV-1a over each tensor image's sampled rows, kept by file in
+ * by_file (seen[file]: 1 once kept; both list->count long, seen zeroed
+ * before the first pass): 1 if every file's rows are those it had
+ * before, in this pass and earlier ones, whatever its place in the
+ * order; 0 if not, and the decode is not repeatable. */
+int check_samples_repeat(const batch_run *r, size_t n_out,
+                         uint64_t *by_file, uint8_t *seen);
 
 #ifdef __cplusplus
 }

@@ -1,6 +1,7 @@
 /* batch_cli.c - imgbatch's options and their checks, all made before the
  * GPU is touched. */
 #include "batch_cli.h"
+#include "batch_inputs.h"
 #include "imgbatch_set.h"
 #include "pipeline.h"
 #include "../image_io.h"
@@ -10,6 +11,22 @@
 #include <string.h>
 
 static const char PROGRAM[] = "imgbatch";
+
+/* --out-labels with --list: the list must have labels; found now, not
+ * after the GPU has opened (a list that cannot be read stops here too,
+ * as it would in the loader). */
+static void need_list_labels(const char *list)
+{
+    char err[1280];
+    path_list l;
+    if (inputs_collect(NULL, 0, list, &l, err, sizeof err) != 0)
+        cm_fail("%s", err);
+    int labelled = l.labels != NULL;
+    path_list_free(&l);
+    if (!labelled)
+        cm_fail("--out-labels: %s has no labels: its lines are PATH, not "
+                "PATH LABEL", list);
+}
 
 void batch_cli_parse(int argc, char **argv, batch_options *b)
 {
@@ -36,8 +53,12 @@ void batch_cli_parse(int argc, char **argv, batch_options *b)
     own[n_own++] = (cm_opt){.name = "out-npy", .type = CM_OPT_STRING,
         .value = &b->out_npy, .metavar = "FILE",
         .help = "write the tensor as .npy"};
+    own[n_own++] = (cm_opt){.name = "out-labels", .type = CM_OPT_STRING,
+        .value = &b->out_labels, .metavar = "FILE",
+        .help = "write the labels, in the tensor's order, as an int64 .npy "
+        "(--class-folders, or a --list with labels)"};
     first_lib = n_own;
-    if (n_lib + 3 > MAX_OWN)
+    if (n_lib + 4 > MAX_OWN)
         cm_fail("%zu options: more than the command line holds", n_lib);
     for (size_t k = 0; k < n_lib; k++) {
         if (!lib[k].on_cli)
@@ -92,7 +113,12 @@ void batch_cli_parse(int argc, char **argv, batch_options *b)
         cm_usage_error("give either --list FILE or image paths, not both");
     if (!o->list && b->opt.n_args == 0)
         cm_usage_error("give a folder, image files or --list FILE");
-    if (!o->list) {
+    if (o->class_folders && (o->list || b->opt.n_args != 1))
+        cm_usage_error("--class-folders takes one folder: the one that "
+                       "holds a folder per class");
+    if (o->class_folders) {
+        o->folder = b->opt.args[0];
+    } else if (!o->list) {
         o->files = (const char *const *)b->opt.args;
         o->n_files = (size_t)b->opt.n_args;
     }
@@ -127,12 +153,29 @@ void batch_cli_parse(int argc, char **argv, batch_options *b)
         cm_refuse_given(&cli, &b->opt, "nvjpeg-backend",
                         "with --decoder cpu");
     if (b->bare_decode)
-        cm_refuse_given(&cli, &b->opt, "keep-on-gpu", "with --bare-decode");
+        cm_refuse_given(&cli, &b->opt, "keep-on-gpu|out-labels|shuffle|"
+                        "seed|rank|world-size|drop-last",
+                        "with --bare-decode");
+    if (cm_given(&cli, &b->opt, "seed") && !o->shuffle)
+        cm_refuse_given(&cli, &b->opt, "seed", "without --shuffle");
+    if (cm_given(&cli, &b->opt, "rank") !=
+        cm_given(&cli, &b->opt, "world-size"))
+        cm_usage_error("--rank R and --world-size W go together");
+    if (o->rank >= o->world_size)
+        cm_usage_error("--rank %d must be below --world-size %d", o->rank,
+                       o->world_size);
+    if (b->out_labels && !o->class_folders && !o->list)
+        cm_usage_error("--out-labels needs labels: give --class-folders DIR "
+                       "or a --list of PATH LABEL lines");
+    if (b->out_labels && b->out_npy && strcmp(b->out_labels, b->out_npy) == 0)
+        cm_usage_error("--out-npy and --out-labels name the same file");
 
     /* An output that cannot be created is found now, not after the work. */
     char err[1280];
-    const char *outputs[2] = {b->out_npy, b->opt.csv};
-    for (int k = 0; k < 2; k++)
+    const char *outputs[3] = {b->out_npy, b->out_labels, b->opt.csv};
+    for (int k = 0; k < 3; k++)
         if (outputs[k] && io_check_writable(outputs[k], err, sizeof err))
             cm_fail("%s", err);
+    if (b->out_labels && o->list)
+        need_list_labels(o->list);
 }

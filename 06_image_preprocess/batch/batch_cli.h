@@ -26,6 +26,7 @@ typedef struct {
     cm_options opt;            /* the shared options */
     imgbatch_options lib;      /* the loader's, from the command line */
     const char *out_npy;       /* the tensor as .npy, or NULL */
+    const char *out_labels;    /* its labels as an int64 .npy, or NULL */
     int keep_on_gpu;           /* the tensor stays on the GPU */
     int bare_decode;           /* time nvJPEG's batched decode alone */
     int print_engine;          /* only say whether the GPU has a JPEG

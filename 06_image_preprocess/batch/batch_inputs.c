@@ -1,6 +1,7 @@
 /* batch_inputs.c - the batch's files: collected, checked before the GPU
  * is touched, decoded on the CPU. */
 #include "batch_inputs.h"
+#include "dataset.h"
 #include "cpus.h"
 #include "files.h"
 #include "lib_support.h"
@@ -15,168 +16,68 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* The extensions taken from a folder; other files there are ignored. */
-static const char *const IMAGE_EXTENSIONS[] = {
-    "png", "jpg", "jpeg", "bmp", "gif", "tga", "psd", "hdr", "pic",
-    "pgm", "ppm", "pnm"};
-
-static int has_image_extension(const char *name)
-{
-    const char *dot = strrchr(name, '.');
-    if (!dot)
-        return 0;
-    char ext[8];
-    size_t n = strlen(dot + 1);
-    if (n == 0 || n >= sizeof ext)
-        return 0;
-    for (size_t i = 0; i <= n; i++)
-        ext[i] = (char)tolower((unsigned char)dot[1 + i]);
-    for (size_t i = 0; i < sizeof IMAGE_EXTENSIONS / sizeof(char *); i++)
-        if (strcmp(ext, IMAGE_EXTENSIONS[i]) == 0)
-            return 1;
-    return 0;
-}
-
-/* Appends a copy of path. Returns 0, or -1 when memory runs out. */
-static int add_path(path_list *list, const char *path, size_t *capacity)
-{
-    if (list->count == *capacity) {
-        size_t grown = *capacity ? 2 * *capacity : 16;
-        char **paths = ib_realloc(list->paths, grown * sizeof *paths);
-        if (!paths)
-            return -1;
-        list->paths = paths;
-        *capacity = grown;
-    }
-    list->paths[list->count] = ib_strdup(path);
-    return list->paths[list->count++] ? 0 : -1;
-}
-
-static int by_name(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-static int collect_directory(const char *dir, path_list *out,
-                             size_t *capacity, char *err, size_t err_len)
-{
-    DIR *d = opendir(dir);
-    if (!d) {
-        snprintf(err, err_len, CM_PATH_FMT ": cannot list: %s",
-                 CM_PATH_ARGS(dir), strerror(errno));
-        return -1;
-    }
-    struct dirent *e;
-    char path[4096];
-    int rc = 0;
-    while (rc == 0 && (e = readdir(d)) != NULL) {
-        struct stat st;
-        if (e->d_name[0] == '.' || !has_image_extension(e->d_name))
-            continue;
-        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-        if (stat(path, &st) == 0 && S_ISREG(st.st_mode))
-            rc = add_path(out, path, capacity);
-    }
-    closedir(d);
-    if (rc != 0) {
-        snprintf(err, err_len, CM_PATH_FMT ": not enough memory to list it",
-                 CM_PATH_ARGS(dir));
-        return -1;
-    }
-    if (out->count == 0) {
-        snprintf(err, err_len, CM_PATH_FMT ": no image files in this "
-                 "folder (.png, .jpg, .bmp, .gif, .tga, .pgm, ...)",
-                 CM_PATH_ARGS(dir));
-        return -1;
-    }
-    qsort(out->paths, out->count, sizeof *out->paths, by_name);
-    return 0;
-}
-
-/* The longest path Linux opens, with its terminating NUL (PATH_MAX). */
-#define PATH_BYTES 4096
-
-static int collect_list_file(const char *list_file, path_list *out,
-                             size_t *capacity, char *err, size_t err_len)
-{
-    if (inputs_is_directory(list_file)) {
-        snprintf(err, err_len, CM_PATH_FMT ": is a folder: --list takes a "
-                 "file of image paths, one per line (give a folder without "
-                 "--list)", CM_PATH_ARGS(list_file));
-        return -1;
-    }
-    FILE *f = fopen(list_file, "r");
-    if (!f) {
-        snprintf(err, err_len, CM_PATH_FMT ": cannot open: %s",
-                 CM_PATH_ARGS(list_file), strerror(errno));
-        return -1;
-    }
-    /* One path per line, whole: a line holding a NUL byte (a binary file)
-     * or longer than a path can be is refused, not cut short. */
-    char *line = NULL;
-    size_t cap = 0, number = 0;
-    ssize_t got;
-    const char *bad = NULL;
-    int rc = 0;
-    while (rc == 0 && !bad && (got = getline(&line, &cap, f)) != -1) {
-        number++;
-        if (memchr(line, '\0', (size_t)got))
-            bad = "holds a NUL byte: --list takes a text file of image "
-                  "paths, one per line";
-        line[strcspn(line, "\r\n")] = '\0';
-        if (!bad && strlen(line) >= PATH_BYTES)
-            bad = "is longer than a path can be (4095 bytes)";
-        if (!bad && line[0] != '\0')
-            rc = add_path(out, line, capacity);
-    }
-    int read_error = ferror(f);
-    free(line);
-    fclose(f);
-    if (bad) {
-        snprintf(err, err_len, "%s: line %zu %s", list_file, number, bad);
-        return -1;
-    }
-    if (rc != 0 || read_error || out->count == 0) {
-        snprintf(err, err_len, CM_PATH_FMT ": %s", CM_PATH_ARGS(list_file),
-                 rc ? "not enough memory" : read_error ? "read error"
-                                                       : "lists no files");
-        return -1;
-    }
-    return 0;
-}
-
 int inputs_is_directory(const char *path)
 {
     struct stat st;
     return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-int inputs_collect(char **args, int n_args, const char *list_file,
-                   path_list *out, char *err, size_t err_len)
+int inputs_gather(const inputs_request *q, path_list *out, char *err,
+                  size_t err_len)
 {
     size_t capacity = 0;
     int rc = 0;
     memset(out, 0, sizeof *out);
-    int folder = !list_file && n_args == 1 && inputs_is_directory(args[0]);
-    if (list_file)
-        rc = collect_list_file(list_file, out, &capacity, err, err_len);
+    if (q->class_folders && (q->list_file || q->n_args != 1)) {
+        snprintf(err, err_len, "--class-folders takes one folder: the one "
+                 "that holds a folder per class");
+        return -1;
+    }
+    int folder = !q->list_file && q->n_args == 1 &&
+                 (q->class_folders || inputs_is_directory(q->args[0]));
+    if (q->list_file)
+        rc = ds_list_file(q->list_file, out, &capacity, err, err_len);
+    else if (folder && q->class_folders)
+        rc = ds_class_folders(q->args[0], out, &capacity, q->skipped, err,
+                              err_len);
     else if (folder)
-        rc = collect_directory(args[0], out, &capacity, err, err_len);
-    for (int i = 0; !list_file && !folder && i < n_args && rc == 0; i++)
-        if (add_path(out, args[i], &capacity) != 0) {
+        rc = ds_folder(q->args[0], out, &capacity, q->skipped, err,
+                       err_len);
+    for (int i = 0; !q->list_file && !folder && i < q->n_args && rc == 0;
+         i++)
+        if (ds_add(out, &capacity, q->args[i], -1) != 0) {
             snprintf(err, err_len, "not enough memory for the file list");
             rc = -1;
         }
-    if (rc != 0)
+    if (rc != 0) {
         path_list_free(out);
-    return rc;
+        return -1;
+    }
+    /* Labels come from class folders and labelled lists only. */
+    if (!q->class_folders && !q->list_file) {
+        free(out->labels);
+        out->labels = NULL;
+    }
+    return 0;
+}
+
+int inputs_collect(char **args, int n_args, const char *list_file,
+                   path_list *out, char *err, size_t err_len)
+{
+    inputs_request q = {.args = args, .n_args = n_args,
+                        .list_file = list_file};
+    return inputs_gather(&q, out, err, err_len);
 }
 
 void path_list_free(path_list *list)
 {
     for (size_t i = 0; i < list->count; i++)
         free(list->paths[i]);
+    for (size_t k = 0; k < list->classes; k++)
+        free(list->class_names[k]);
     free(list->paths);
+    free(list->labels);
+    free(list->class_names);
     memset(list, 0, sizeof *list);
 }
 
@@ -253,6 +154,8 @@ int inputs_check(batch_source *src, int skip_bad, int verbose,
         *file_bytes += info.file_bytes;
         src->width[kept] = info.width;
         src->height[kept] = info.height;
+        if (list->labels)
+            list->labels[kept] = list->labels[i];
         list->paths[kept++] = list->paths[i];
     }
     list->count = kept;

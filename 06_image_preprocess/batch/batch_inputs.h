@@ -18,6 +18,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "transform_ref.h"
 
@@ -26,8 +27,12 @@ extern "C" {
 #endif
 
 typedef struct {
-    char **paths;  /* malloc'd strings */
+    char **paths;          /* malloc'd strings */
     size_t count;
+    int64_t *labels;       /* one per path, or NULL: no labels */
+    char **class_names;    /* class folders: classes of them, by label */
+    size_t classes;
+    size_t unread;         /* files a folder's listing left out */
 } path_list;
 
 typedef struct {
@@ -40,9 +45,26 @@ typedef struct {
     size_t same_width, same_height;
 } batch_source;
 
-/* One directory (its image files, by name), the lines of list_file, or the
- * paths given (one or more files). Returns 0, or -1 with a reason naming
- * the file in err. */
+/* What to collect: a folder (args[0] alone, a directory), the lines of
+ * list_file, or the paths given; with class_folders, args[0] is the
+ * folder of class folders (dataset.h says how each is read). skipped:
+ * where each file a listing leaves out is named, or NULL. */
+typedef struct {
+    char **args;
+    int n_args;
+    const char *list_file;
+    int class_folders;
+    FILE *skipped;
+} inputs_request;
+
+/* Collects q's paths (and labels, class names, the count of files left
+ * out) into out. Returns 0, or -1 with a reason naming the file or
+ * folder in err (out then holds nothing). */
+int inputs_gather(const inputs_request *q, path_list *out, char *err,
+                  size_t err_len);
+
+/* The same without class folders, naming nothing: one directory (its
+ * image files, by name), the lines of list_file, or the paths given. */
 int inputs_collect(char **args, int n_args, const char *list_file,
                    path_list *out, char *err, size_t err_len);
 void path_list_free(path_list *list);
@@ -55,8 +77,8 @@ int inputs_is_directory(const char *path);
  * src->same_width x same_height), else tf_place_image must place it.
  * Fills src->width and src->height (freed by inputs_free). A bad file is
  * an error, or with skip_bad one "skipped: ..." line on stderr (if
- * verbose), removed from the list and counted. Returns 0, or -1 with
- * err. */
+ * verbose), removed from the list (its label with it) and counted.
+ * Returns 0, or -1 with err. */
 int inputs_check(batch_source *src, int skip_bad, int verbose,
                  size_t *skipped, size_t *file_bytes, char *err,
                  size_t err_len);

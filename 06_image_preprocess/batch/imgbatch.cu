@@ -96,8 +96,11 @@ static void npy_close(npy_out *o, const char *path, size_t n,
 }
 
 /* One pass through the loader: every batch, appended to the .npy (out)
- * once ready. Returns the images the tensor got. */
-static size_t one_pass(imgbatch *loader, FILE *out, const char *label)
+ * once ready, and its labels put at their places in labels (NULL: the
+ * images have none; *unlabelled counts batches that came without).
+ * Returns the images the tensor got. */
+static size_t one_pass(imgbatch *loader, FILE *out, const char *label,
+                       int64_t *labels, size_t *unlabelled)
 {
     batch_run *r = imgbatch_run(loader);
     imgbatch_batch x;
@@ -105,6 +108,10 @@ static size_t one_pass(imgbatch *loader, FILE *out, const char *label)
     double shown = cm_now_ms();
     imgbatch_rewind(loader);
     while ((rc = imgbatch_next(loader, &x)) == 1) {
+        if (labels && x.count && !x.labels)
+            ++*unlabelled;
+        else if (labels && x.count)
+            memcpy(labels + x.first, x.labels, x.count * sizeof *labels);
         if (out && x.count) {
             CUDA_CHECK(cudaEventSynchronize(x.ready));
             double start = cm_now_ms();
@@ -157,6 +164,31 @@ static size_t npy_drop(npy_out *o, size_t n, size_t image_bytes,
         fclose(in);
     free(buf);
     return kept;
+}
+
+/* The labels of the images kept: those marked in drop go, the others
+ * move down in order. Returns how many are left. */
+static size_t labels_drop(int64_t *labels, size_t n, const uint8_t *drop)
+{
+    size_t kept = 0;
+    for (size_t i = 0; i < n; i++)
+        if (!drop || !drop[i])
+            labels[kept++] = labels[i];
+    return kept;
+}
+
+/* Writes the labels (n of them) after every check held, through a
+ * temporary file: complete or absent. */
+static void labels_write(const char *path, const int64_t *labels, size_t n,
+                         cm_verdict *v)
+{
+    char err[1300];
+    if (v->failures > 0)
+        printf("%s: not written (checks failed)\n", path);
+    else if (npy_save_i64(path, labels, n, err, sizeof err) != 0)
+        cm_check_true(v, "labels file written", 0, err);
+    else
+        printf("wrote %s ('<i8', shape (%zu,))\n", path, n);
 }
 
 /* The sampled rows against stb_image (batch_check.h), first of the
@@ -250,11 +282,22 @@ static int run_passes(imgbatch *loader, const batch_options *b,
     nj_memory opened, before, after;
     nj_allocations(engine, &opened);
     size_t all = r->n_images, n_out = 0, skipped, file_bytes;
-    if (!out && b->opt.warmup > 0) {
+    size_t files = r->src->list->count, unlabelled = 0;
+    const int64_t *file_labels = r->src->list->labels;
+    int64_t *labels = file_labels ? (int64_t *)cm_host_alloc(
+                                        all * sizeof(int64_t), "labels")
+                                  : NULL;
+    /* Each file's sampled rows, the same in every pass it comes in. */
+    uint64_t *rows_hash = (uint64_t *)cm_host_alloc(
+        files * sizeof(uint64_t), "hashes");
+    uint8_t *seen = (uint8_t *)cm_host_alloc(files, "hashes");
+    memset(seen, 0, files);
+    /* No warm-up when writing: the files hold the first pass, epoch 0. */
+    if (!out && !b->out_labels && b->opt.warmup > 0) {
         size_t warm = (size_t)b->opt.warmup * r->max_batch;
         r->n_images = warm < all ? warm : all;
         r->quiet = 1;
-        one_pass(loader, NULL, "warm-up");
+        one_pass(loader, NULL, "warm-up", NULL, NULL);
         r->n_images = all;
         r->quiet = 0;
         for (int th = 0; th < r->threads; th++)
@@ -262,18 +305,17 @@ static int run_passes(imgbatch *loader, const batch_options *b,
     }
     double *ms = (double *)cm_host_alloc((size_t)passes * sizeof(double),
                                          "timings");
-    uint64_t first_hash = 0;
     int repeatable = 1;
     for (int p = 0; p < passes; p++) {
         nj_allocations(engine, &before);
         double start = cm_now_ms();
-        n_out = one_pass(loader, out, "pass");
+        n_out = one_pass(loader, out, "pass", labels, &unlabelled);
         ms[p] = cm_now_ms() - start;
         nj_allocations(engine, &after);
-        uint64_t h = check_samples_hash(r, n_out);
-        first_hash = p == 0 ? h : first_hash;
-        repeatable &= h == first_hash;
+        repeatable &= check_samples_repeat(r, n_out, rows_hash, seen);
     }
+    free(rows_hash);
+    free(seen);
     if (engine)
         printf("nvJPEG allocations: %zu device (%.1f MiB), %zu pinned "
                "(%.1f MiB) while opening; %zu during the last pass\n",
@@ -311,9 +353,22 @@ static int run_passes(imgbatch *loader, const batch_options *b,
         free(checked.corrupt);
         free(checked.corrupt_why);
         free(ms);
+        free(labels);
         return CM_EXIT_FAIL;
     }
     check_all(r, passes, n_out, repeatable, &checked, v);
+    if (labels) {
+        /* The last pass's labels against its files', position by
+         * position (out_index: the file at each). */
+        size_t wrong = 0;
+        for (size_t i = 0; i < n_out; i++)
+            wrong += labels[i] != file_labels[r->out_index[i]];
+        char text[128];
+        snprintf(text, sizeof text, "%zu labels, %zu wrong, %zu batches "
+                 "without", n_out, wrong, unlabelled);
+        cm_check_true(v, "every batch's labels those of its files",
+                      wrong == 0 && unlabelled == 0, text);
+    }
     /* The files last, after every check: kept only if all held, without
      * the corrupt files the check found. The CSV after the .npy is
      * closed, so that two outputs naming one file never write into each
@@ -324,6 +379,10 @@ static int run_passes(imgbatch *loader, const batch_options *b,
                              &r->counts.write_failed);
         npy_close(&npy, b->out_npy, n_out, r->counts.write_failed, v);
     }
+    if (b->out_labels)
+        labels_write(b->out_labels, labels,
+                     labels_drop(labels, n_out, checked.corrupt), v);
+    free(labels);
     free(checked.corrupt);
     free(checked.corrupt_why);
     report_csv(b->opt.csv, &r->counts, &s, skipped, file_bytes, v);
@@ -370,9 +429,9 @@ int main(int argc, char **argv)
     /* The loader gives the caller's current device back; our own CUDA
      * calls (the .npy's waits, --bare-decode) go to its device. */
     CUDA_CHECK(cudaSetDevice(b.lib.device));
-    /* One pass when writing the .npy; else --repeat (3, --quick 1). */
+    /* One pass when writing files; else --repeat (3, --quick 1). */
     cm_verdict verdict = {0};
-    int passes = b.out_npy ? 1 : (int)b.opt.repeat;
+    int passes = b.out_npy || b.out_labels ? 1 : (int)b.opt.repeat;
     int rc = 0;
     if (b.bare_decode)
         bare_decode(imgbatch_run(loader), passes, &verdict);

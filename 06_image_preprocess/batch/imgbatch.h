@@ -39,6 +39,7 @@
 #define IMGBATCH_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include <cuda_runtime_api.h>
 
@@ -75,11 +76,30 @@ typedef enum {
 
 typedef struct {
     /* the images: a folder's image files (by name), or files, or a file
-     * that lists them (one path a line); exactly one of the three */
+     * that lists them (one path a line, or "PATH LABEL" on every line);
+     * exactly one of the three */
     const char *folder;
     const char *const *files;
     size_t n_files;
     const char *list;
+    /* a data set: with class_folders, folder holds one folder per class,
+     * as torchvision's ImageFolder reads it (classes sorted by name, the
+     * label of each image its class's index); a list's lines may be
+     * "PATH LABEL". Each batch then comes with its images' labels. */
+    int class_folders;
+    /* each pass's order (sampler.h): shuffle, a new order every pass
+     * (epoch e's a function of seed and e; not torch's generator);
+     * rank of world_size (0 or 1: one process), the shard that
+     * torch.utils.data.DistributedSampler gives that rank, the list
+     * padded by repeating its start so that every rank has
+     * ceil(N / world_size) images; drop_last: cut instead, floor(N /
+     * world_size) each, and a pass's short last batch left out. The
+     * first pass is epoch 0; imgbatch_rewind after a pass that began
+     * starts the next epoch. */
+    int shuffle;
+    uint64_t seed;
+    int rank, world_size;
+    int drop_last;
     /* the tensor: N images of channels x height x width, NCHW */
     imgbatch_color color;
     imgbatch_dtype dtype;
@@ -105,7 +125,8 @@ typedef struct {
     imgbatch_decoder decoder;
     imgbatch_backend backend;
     int device;                /* the CUDA device */
-    int verbose;               /* say what it does, on stdout */
+    int verbose;               /* say what it does, on stdout; files
+                                  left out on "skipped:" lines, stderr */
 } imgbatch_options;
 
 typedef enum {
@@ -118,8 +139,8 @@ typedef enum {
     IMGBATCH_ERR_CUDA          /* a CUDA or nvJPEG call failed */
 } imgbatch_status;
 
-/* One batch. Its data, host copy and names stay valid until the next
- * call of imgbatch_next, imgbatch_rewind or imgbatch_close; work that
+/* One batch. Its data, host copy, names and labels stay valid until the
+ * next call of imgbatch_next, imgbatch_rewind or imgbatch_close; work that
  * reads data must be enqueued on `stream` before that call (the buffer
  * is refilled after it, once that work is done), or be finished by
  * then. With the whole tensor kept (imgbatch_info.tensor), data is its
@@ -130,25 +151,37 @@ typedef struct {
     size_t count, channels, height, width;
     imgbatch_dtype dtype;
     size_t bytes;              /* of data */
-    size_t first;              /* index of its first image in the tensor */
+    size_t first;              /* index of its first image in the tensor,
+                                  the pass's order (this epoch's) */
     cudaStream_t stream;       /* its decode and kernel were enqueued here */
     cudaEvent_t ready;         /* recorded after them */
     const char *const *files;  /* count paths, in the tensor's order */
     const void *host;          /* copy_to_host: the same, once ready */
+    const int64_t *labels;     /* count labels, host memory, in the
+                                  tensor's order; NULL: none */
 } imgbatch_batch;
 
 typedef struct {
     size_t images;             /* files that passed the checks */
+    size_t pass_images;        /* images a pass hands out (the sampler's
+                                  count: this rank's, whole batches) */
     size_t channels, height, width;
     imgbatch_dtype dtype;
     size_t image_bytes;        /* one image of the tensor */
     size_t batch_images;       /* the most a batch holds */
     void *tensor;              /* keep_whole and it fit: the whole */
-    size_t tensor_bytes;       /* (images, ...) tensor, else NULL */
+    size_t tensor_bytes;       /* (pass_images, ...) tensor, else NULL:
+                                  each pass writes it in its order */
+    size_t classes;            /* class_folders: how many, and their */
+    const char *const *class_names;   /* names by label; else 0, NULL */
+    size_t unread;             /* files a folder's listing left out: not
+                                  an image imgbatch reads, or beside the
+                                  class folders (verbose names each) */
 } imgbatch_info;
 
 /* Gray, float32, mean 0 and std 1 (x / 255), flipped (the tutorial's
- * steps), 16384 x 16384 pixels at most, device 0, the rest 0. */
+ * steps), 16384 x 16384 pixels at most, device 0, world_size 1, the
+ * rest 0 (files in turn, not shuffled, seed 0). */
 void imgbatch_defaults(imgbatch_options *o);
 
 /* Checks the options and every file (its header, its size), then opens
@@ -163,8 +196,10 @@ imgbatch_status imgbatch_open(imgbatch **out, const imgbatch_options *o);
  * can only be closed. */
 int imgbatch_next(imgbatch *b, imgbatch_batch *batch);
 
-/* Starts another pass over the files (after the last one ends). Returns
- * IMGBATCH_OK, or the status of the failure that stopped the loader. */
+/* Starts another pass over the files (after the last one ends, or to
+ * stop this one): the next epoch, if imgbatch_next was called in this
+ * one. Returns IMGBATCH_OK, or the status of the failure that stopped
+ * the loader. */
 imgbatch_status imgbatch_rewind(imgbatch *b);
 
 imgbatch_status imgbatch_get_info(const imgbatch *b, imgbatch_info *info);

@@ -14,6 +14,7 @@
 
 #include "imgbatch.h"
 #include "pipeline.h"
+#include "sampler.h"
 
 #ifndef CM_BUILT_SMS
 #define CM_BUILT_SMS ""
@@ -44,6 +45,10 @@ struct imgbatch {
     cudaStream_t readers[MAX_READERS];
     int n_readers;
     cudaEvent_t read_done;
+    size_t max_batch;          /* images a batch */
+    sampler order_of;          /* each pass's order ... */
+    size_t *perm, *order;      /* ... made here (NULL: files in turn) */
+    uint64_t epoch;            /* of the pass under way, or the next */
 };
 
 /* 1 if the reason why is an allocation's failure: our own "not enough
@@ -159,6 +164,34 @@ static void say_transform(const tf_spec *s)
            tf_dtype_name(s->dtype), values);
 }
 
+/* "classes: 3 class folders of train: 0 cat (4 images), 1 dog (5), ..."
+ * (the first few), or the labels' range of a labelled list. */
+static void say_classes(const path_list *list, const char *root)
+{
+    enum { SHOWN = 8 };
+    if (!list->labels)
+        return;
+    if (!list->classes) {
+        int64_t low = INT64_MAX, high = 0;
+        for (size_t i = 0; i < list->count; i++) {
+            low = list->labels[i] < low ? list->labels[i] : low;
+            high = list->labels[i] > high ? list->labels[i] : high;
+        }
+        printf("labels: from the list, %lld to %lld\n", (long long)low,
+               (long long)high);
+        return;
+    }
+    printf("classes: %zu class folders of %s:", list->classes, root);
+    for (size_t k = 0; k < list->classes && k < SHOWN; k++) {
+        size_t n = 0;
+        for (size_t i = 0; i < list->count; i++)
+            n += list->labels[i] == (int64_t)k;
+        printf("%s %zu %s (%zu image%s)", k ? "," : "", k,
+               list->class_names[k], n, n == 1 ? "" : "s");
+    }
+    printf("%s\n", list->classes > SHOWN ? ", ..." : "");
+}
+
 /* A reason from the file checks: memory that ran out, or the input. */
 static imgbatch_status input_failed(const char *why)
 {
@@ -174,8 +207,11 @@ static imgbatch_status open_files(imgbatch *b)
     char *folder[1] = {(char *)o->folder};
     char **args = o->folder ? folder : (char **)o->files;
     int n = o->folder ? 1 : (int)o->n_files;
-    if (inputs_collect(o->list ? NULL : args, o->list ? 0 : n, o->list,
-                       &b->list, err, sizeof err) != 0)
+    inputs_request q = {.args = o->list ? NULL : args,
+                        .n_args = o->list ? 0 : n, .list_file = o->list,
+                        .class_folders = o->class_folders,
+                        .skipped = o->verbose ? stderr : NULL};
+    if (inputs_gather(&q, &b->list, err, sizeof err) != 0)
         return input_failed(err);
     b->src.list = &b->list;
     b->src.channels = b->spec.channels;
@@ -206,9 +242,15 @@ static imgbatch_status open_files(imgbatch *b)
         min_h = h < min_h ? h : min_h;
         max_h = h > max_h ? h : max_h;
     }
-    printf("batch: %zu images of %zu files (%zu skipped), %zu to %zu x %zu "
-           "to %zu pixels, checked in %.1f ms\n", b->list.count, files,
-           b->skipped, min_w, max_w, min_h, max_h, cm_now_ms() - start);
+    char unread[96] = "";
+    if (b->list.unread)
+        snprintf(unread, sizeof unread, ", %zu other file%s left out",
+                 b->list.unread, b->list.unread == 1 ? "" : "s");
+    printf("batch: %zu images of %zu files (%zu skipped%s), %zu to %zu x "
+           "%zu to %zu pixels, checked in %.1f ms\n", b->list.count, files,
+           b->skipped, unread, min_w, max_w, min_h, max_h,
+           cm_now_ms() - start);
+    say_classes(&b->list, o->folder);
     say_transform(&b->spec);
     return IMGBATCH_OK;
 }
@@ -222,11 +264,70 @@ static size_t batch_size(const imgbatch *b)
     size_t pixels = (planes > out ? planes : out) *
                     (size_t)b->spec.channels;
     size_t by_size = BATCH_PIXELS / (pixels ? pixels : 1);
-    size_t m = b->o.batch_size ? b->o.batch_size
-               : by_size > MAX_DEFAULT_BATCH ? MAX_DEFAULT_BATCH
-               : by_size < MIN_DEFAULT_BATCH ? MIN_DEFAULT_BATCH
-                                             : by_size;
-    return m < n ? m : n;
+    return b->o.batch_size ? b->o.batch_size
+           : by_size > MAX_DEFAULT_BATCH ? MAX_DEFAULT_BATCH
+           : by_size < MIN_DEFAULT_BATCH ? MIN_DEFAULT_BATCH
+                                         : by_size;
+}
+
+/* "order: shuffled each pass from seed 7 (...); rank 1 of 3 as
+ * DistributedSampler: 4 of the 10 images a pass, 2 repeated ..." */
+static void say_order(const sampler *s)
+{
+    const sampler_config *c = &s->c;
+    printf("order: ");
+    if (c->shuffle)
+        printf("shuffled each pass from seed %llu (splitmix64 and "
+               "Fisher-Yates: not torch's generator)",
+               (unsigned long long)c->seed);
+    else
+        printf("the files in turn");
+    if (c->world_size > 1) {
+        printf("; rank %zu of %zu as DistributedSampler: %zu of the %zu "
+               "images a pass", c->rank, c->world_size, s->per_rank, c->n);
+        if (s->padded)
+            printf(", the list padded with %zu from its start", s->padded);
+        if (s->dropped)
+            printf(", the list's last %zu cut (drop_last)", s->dropped);
+    }
+    if (s->count < s->per_rank)
+        printf("; the last %zu, a short batch, left out (drop_last)",
+               s->per_rank - s->count);
+    printf("\n");
+}
+
+/* The batch size, and each pass's order (sampler.h): a batch holds at
+ * most the images of a pass, unless drop_last was given a larger batch
+ * size (no whole batch: refused). b->order stays NULL when every pass
+ * is the files in turn. */
+static imgbatch_status plan_order(imgbatch *b)
+{
+    const imgbatch_options *o = &b->o;
+    char err[256];
+    sampler_config c = {.n = b->list.count, .shuffle = o->shuffle,
+                        .seed = o->seed, .rank = (size_t)o->rank,
+                        .world_size = (size_t)o->world_size,
+                        .drop_last = o->drop_last, .batch_size = 1};
+    sampler *s = &b->order_of;
+    if (sampler_init(s, &c, err, sizeof err) != 0)
+        return ib_fail(IMGBATCH_ERR_INPUT, "%s", err);
+    size_t m = batch_size(b);
+    if (!(o->drop_last && o->batch_size) && m > s->per_rank)
+        m = s->per_rank;
+    c.batch_size = m;
+    if (sampler_init(s, &c, err, sizeof err) != 0)
+        return ib_fail(IMGBATCH_ERR_INPUT, "%s", err);
+    b->max_batch = m;
+    if (sampler_is_identity(s))
+        return IMGBATCH_OK;
+    b->perm = (size_t *)ib_malloc(c.n * sizeof(size_t));
+    b->order = (size_t *)ib_malloc(s->count * sizeof(size_t));
+    if (!b->perm || !b->order)
+        return ib_fail(IMGBATCH_ERR_MEMORY, "not enough memory for the "
+                       "order of %zu images", c.n);
+    if (o->verbose)
+        say_order(s);
+    return IMGBATCH_OK;
 }
 
 static imgbatch_status close_loader(imgbatch *b, char *why,
@@ -239,7 +340,7 @@ static imgbatch_status open_gpu(imgbatch *b)
     const imgbatch_options *o = &b->o;
     int threads = o->threads ? o->threads : inputs_default_threads();
     int streams = o->streams ? o->streams : DEFAULT_STREAMS;
-    size_t max_batch = batch_size(b);
+    size_t max_batch = b->max_batch;
     if (!(b->pool = rp_start(threads)))
         return ib_fail(IMGBATCH_ERR_MEMORY, "cannot start the reader "
                        "threads");
@@ -285,6 +386,8 @@ static imgbatch_status open_gpu(imgbatch *b)
     r->threads = threads;
     r->streams = streams;
     r->max_batch = max_batch;
+    r->order = b->order;
+    r->pass_images = b->order ? b->order_of.count : 0;
     r->nvjpeg_device_bytes = free0 > free1 ? free0 - free1 : 0;
     int cuda;
     if (pipeline_start(r, &cuda, why, sizeof why) != 0)
@@ -364,6 +467,8 @@ imgbatch_status imgbatch_open(imgbatch **out, const imgbatch_options *o)
     imgbatch_status st = ib_check_options(o, &b->spec);
     if (st == IMGBATCH_OK)
         st = open_files(b);
+    if (st == IMGBATCH_OK)
+        st = plan_order(b);
     if (st == IMGBATCH_OK) {
         b->plan = decoder_choose((decoder_request)o->decoder, nj_built(),
                                  b->jpegs > 0);
@@ -419,6 +524,9 @@ int imgbatch_next(imgbatch *b, imgbatch_batch *out)
         return -1;
     }
     if (!b->passing) {
+        /* This epoch's order, before the pass's first reads. */
+        if (b->order)
+            sampler_order(&b->order_of, b->epoch, b->perm, b->order);
         rc = pipeline_begin(r) == 0 ? 0 : -1;
         b->passing = rc == 0;
     }
@@ -448,6 +556,7 @@ int imgbatch_next(imgbatch *b, imgbatch_batch *out)
     out->ready = x->done;
     out->files = x->names;
     out->host = x->h_out;
+    out->labels = b->list.labels ? x->labels : NULL;
     return 1;
 }
 
@@ -471,6 +580,9 @@ imgbatch_status imgbatch_rewind(imgbatch *b)
     if (r->failed)
         return ib_fail(r->cuda_failed ? IMGBATCH_ERR_CUDA
                                       : IMGBATCH_ERR_INPUT, "%s", r->error);
+    /* A pass that began (a batch asked for) was this epoch's. */
+    if (b->passing || b->done)
+        b->epoch++;
     b->passing = b->done = 0;
     return IMGBATCH_OK;
 }
@@ -483,6 +595,7 @@ imgbatch_status imgbatch_get_info(const imgbatch *b, imgbatch_info *info)
     const batch_run *r = &b->run;
     memset(info, 0, sizeof *info);
     info->images = b->list.count;
+    info->pass_images = b->order ? b->order_of.count : b->list.count;
     info->channels = (size_t)b->spec.channels;
     info->height = b->spec.out_h;
     info->width = b->spec.out_w;
@@ -491,6 +604,9 @@ imgbatch_status imgbatch_get_info(const imgbatch *b, imgbatch_info *info)
     info->batch_images = r->max_batch;
     info->tensor = r->d_tensor;
     info->tensor_bytes = r->d_tensor ? r->tensor_bytes : 0;
+    info->classes = b->list.classes;
+    info->class_names = (const char *const *)b->list.class_names;
+    info->unread = b->list.unread;
     return IMGBATCH_OK;
 }
 
@@ -529,6 +645,8 @@ static imgbatch_status close_loader(imgbatch *b, char *why, size_t why_len)
     inputs_free(&b->src);
     path_list_free(&b->list);
     free(b->bytes);
+    free(b->perm);
+    free(b->order);
     free(b);
     return st;
 }

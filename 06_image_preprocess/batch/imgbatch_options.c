@@ -31,6 +31,7 @@ void imgbatch_defaults(imgbatch_options *o)
         o->std[c] = 1.0f;
     o->flip = 1;
     o->max_pixels = IO_DEFAULT_MAX_PIXELS;
+    o->world_size = 1;
 }
 
 imgbatch_status ib_check_options(const imgbatch_options *o, tf_spec *s)
@@ -42,6 +43,14 @@ imgbatch_status ib_check_options(const imgbatch_options *o, tf_spec *s)
     if (sources != 1)
         return ib_fail(IMGBATCH_ERR_OPTIONS, "give one of a folder, files or "
                     "a list of them");
+    if (o->class_folders && !o->folder)
+        return ib_fail(IMGBATCH_ERR_OPTIONS, "class_folders takes folder: "
+                    "the folder that holds one folder per class");
+    if (o->rank < 0 || o->world_size < 0 ||
+        o->rank >= (o->world_size ? o->world_size : 1))
+        return ib_fail(IMGBATCH_ERR_OPTIONS, "rank %d is not in 0 .. "
+                    "world_size - 1 (world_size %d)", o->rank,
+                    o->world_size);
     if (o->color != IMGBATCH_GRAY && o->color != IMGBATCH_RGB)
         return ib_fail(IMGBATCH_ERR_OPTIONS, "color is gray or rgb");
     if ((unsigned)o->dtype > IMGBATCH_UINT8 ||

@@ -27,7 +27,35 @@
 static const ib_option OPTIONS[] = {
     {.on_cli = 1, .spec = {.name = "list", .type = CM_OPT_STRING,
      .value = NO_TEXT, .metavar = "FILE",
-     .help = "the images named in FILE, one path per line"}},
+     .help = "the images named in FILE, one a line: PATH, or PATH LABEL on "
+     "every line (LABEL: the digits after the last space or tab)"}},
+    {.on_cli = 1, .spec = {.name = "class-folders", .type = CM_OPT_FLAG,
+     .value = &(int){0},
+     .help = "DIR holds one folder per class, read as torchvision's "
+     "ImageFolder: classes sorted by name, label k the k-th; each class's "
+     "images in it and its subfolders"}},
+    {.on_cli = 1, .spec = {.name = "shuffle", .type = CM_OPT_FLAG,
+     .value = &(int){0},
+     .help = "a new order each pass, from --seed and the pass (splitmix64 "
+     "and Fisher-Yates: not torch's generator)"}},
+    {.on_cli = 1, .spec = {.name = "seed", .type = CM_OPT_STRING,
+     .value = NO_TEXT, .metavar = "N",
+     .help = "with --shuffle: 0 to 2^64 - 1 (default 0)"}},
+    {.on_cli = 1, .spec = {.name = "rank", .type = CM_OPT_INT,
+     .value = INT_0, .metavar = "R",
+     .help = "with --world-size W: this process's shard, as "
+     "DistributedSampler: images R, R + W, ... of the (shuffled) list, "
+     "padded by repeating its start to ceil(N / W) each",
+     .max = 1 << 20}},
+    {.on_cli = 1, .spec = {.name = "world-size", .type = CM_OPT_INT,
+     .value = &(long long){1}, .metavar = "W",
+     .help = "processes that share the images (with --rank)", .min = 1,
+     .max = 1 << 20}},
+    {.on_cli = 1, .spec = {.name = "drop-last", .type = CM_OPT_FLAG,
+     .value = &(int){0},
+     .help = "as DistributedSampler's and DataLoader's drop_last: shards "
+     "cut to floor(N / W) instead of padded, and a pass's short last batch "
+     "left out"}},
     {.on_cli = 1, .spec = {.name = "resize", .type = CM_OPT_STRING,
      .value = NO_TEXT, .metavar = "WxH",
      .help = "resize each image to WxH on the GPU (bilinear, pixel "
@@ -224,6 +252,16 @@ static imgbatch_status apply(imgbatch_options *o, const cm_opt *spec,
         }
         if (strcmp(name, "mean") == 0)
             return parse_floats(name, text, (int)o->color, 0, o->mean);
+        if (strcmp(name, "seed") == 0) {  /* decimal, 0 to 2^64 - 1 */
+            errno = 0;
+            unsigned long long seed = strtoull(text, NULL, 10);
+            if (!*text || strspn(text, "0123456789") != strlen(text) || errno)
+                return ib_fail(IMGBATCH_ERR_OPTIONS, "--seed: '%s' is not a "
+                               "whole number from 0 to "
+                               "18446744073709551615", text);
+            o->seed = (uint64_t)seed;
+            return IMGBATCH_OK;
+        }
         if (strcmp(name, "std") == 0)
             return parse_floats(name, text, (int)o->color, 1, o->std);
         int list = strcmp(name, "list") == 0;
@@ -274,6 +312,16 @@ static imgbatch_status apply(imgbatch_options *o, const cm_opt *spec,
         o->flip = name[0] == 'f';
     else if (strcmp(name, "skip-bad") == 0)
         o->skip_bad = 1;
+    else if (strcmp(name, "class-folders") == 0)
+        o->class_folders = 1;
+    else if (strcmp(name, "shuffle") == 0)
+        o->shuffle = 1;
+    else if (strcmp(name, "drop-last") == 0)
+        o->drop_last = 1;
+    else if (strcmp(name, "rank") == 0)
+        o->rank = (int)v->i;
+    else if (strcmp(name, "world-size") == 0)
+        o->world_size = (int)v->i;
     else if (strcmp(name, "keep-on-gpu") == 0)
         o->keep_whole = 1;
     else if (strcmp(name, "resize-short") == 0)

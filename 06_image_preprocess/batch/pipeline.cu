@@ -70,7 +70,7 @@ static void read_item(void *ctx, size_t j, int thread)
     batch_buf *x = (batch_buf *)ctx;
     batch_run *r = x->run;
     double start = cm_now_ms();
-    size_t image = x->first + j, len = r->bytes[image];
+    size_t image = x->image[j], len = r->bytes[image];
     uint8_t *bits = x->h_bits + x->offset[j];
     x->why[j] = NULL;
     x->planes[j] = r->src->channels;
@@ -129,7 +129,7 @@ static int fall_back(batch_run *r, batch_buf *x, cudaStream_t stream,
         printf("decoder: images %zu to %zu: %s; decoding their %d JPEGs on "
                "the CPU\n", x->first, x->first + x->count - 1, why, n);
     for (int g = 0; g < n; g++) {
-        size_t j = items[g], image = x->first + j;
+        size_t j = items[g], image = x->image[j];
         x->planes[j] = r->src->channels;
         x->why[j] = FAILED_ON_GPU;
         x->how[j] = decoder_cpu(r->dec, image, x->h_bits + x->offset[j],
@@ -155,7 +155,7 @@ static int batched_decode(batch_run *r, batch_buf *x, cudaStream_t stream)
     for (int gray = 0; gray <= rgb; gray++) {
         int n = 0;
         for (size_t j = 0; j < x->count; j++) {
-            size_t image = x->first + j;
+            size_t image = x->image[j];
             if (x->how[j] != ROUTE_GPU_BATCH ||
                 (rgb && x->planes[j] == 1) != gray)
                 continue;
@@ -206,8 +206,9 @@ static int submit(batch_run *r, batch_buf *x)
         return stop_cuda(r);
     x->good = 0;
     x->out_first = c->n_out;
+    const int64_t *labels = r->src->list->labels;
     for (size_t j = 0; j < x->count; j++) {
-        size_t image = x->first + j;
+        size_t image = x->image[j];
         if (x->how[j] == ROUTE_BAD && !r->o->skip_bad)
             return stop(r, x->err[j]);  /* a JPEG stb_image refused too */
         if (x->how[j] == ROUTE_BAD) {
@@ -220,6 +221,8 @@ static int submit(batch_run *r, batch_buf *x)
                h = r->src->height[image];
         x->item_of[pos] = j;
         x->names[pos] = r->src->list->paths[image];
+        if (labels)
+            x->labels[pos] = labels[image];
         r->out_index[x->out_first + pos] = image;
         r->gpu_decoded[image] = x->how[j] != ROUTE_CPU;
         count_route(c, x->how[j], x->why[j]);
@@ -305,8 +308,9 @@ static void wait_check(batch_run *r, batch_buf *x)
     x->checking = 0;
 }
 
-/* Queues batch k, in buffer x, for the readers: where each file's bytes
- * and planes go. */
+/* Queues batch k, in buffer x, for the readers: which files it holds
+ * (positions k * max_batch on of the pass's order), where each file's
+ * bytes and planes go. */
 static void read_batch(batch_run *r, batch_buf *x, size_t k)
 {
     x->first = k * r->max_batch;
@@ -316,7 +320,9 @@ static void read_batch(batch_run *r, batch_buf *x, size_t k)
     x->lane = (int)(k % (size_t)r->streams);
     size_t at = 0, slot = 0;
     for (size_t j = 0; j < x->count; j++) {
-        size_t image = x->first + j;
+        size_t position = x->first + j;
+        size_t image = r->order ? r->order[position] : position;
+        x->image[j] = image;
         x->offset[j] = at;
         at += r->bytes[image];
         x->slot[j] = slot;

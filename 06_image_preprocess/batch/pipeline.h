@@ -82,11 +82,17 @@ typedef struct batch_run {
     reader_pool *pool;           /* the reader threads */
     int threads, streams;        /* in the pool; CUDA streams */
     size_t max_batch;            /* images a batch */
+    /* the pass's order: position k of a pass is file order[k] (of the
+     * list), pass_images of them; NULL and 0: the files in turn. The
+     * caller may rewrite order between passes. */
+    const size_t *order;
+    size_t pass_images;
     /* set by pipeline_start */
     size_t image_elems, image_bytes, sample_bytes;  /* one tensor image */
-    size_t n_images;             /* files a pass does (all, but warm-up) */
+    size_t n_images;             /* images a pass does (pass_images, or
+                                    every file; fewer in a warm-up) */
     int quiet;                   /* 1: "skipped:" lines already printed */
-    uint8_t *gpu_decoded;        /* by image: 1 if a GPU path decoded it */
+    uint8_t *gpu_decoded;        /* by file: 1 if a GPU path decoded it */
     size_t *out_index;           /* tensor index -> image index */
     uint8_t *h_samples;          /* the sampled rows of each tensor image */
     thread_counts *per_thread;
@@ -121,7 +127,8 @@ struct batch_buf {
     size_t job;                /* the readers' job that fills it */
     size_t check_job;          /* their check of its tensor ... */
     int checking;              /* ... while 1 */
-    size_t first, count;       /* images first .. first + count - 1 */
+    size_t first, count;       /* pass positions first .. + count - 1 */
+    size_t *image;             /* by item: its file (index in the list) */
     int lane;                  /* its stream and nvJPEG state */
     uint8_t *h_bits;           /* the files, pinned, one after another */
     size_t *offset;            /* each file's place in h_bits */
@@ -132,6 +139,7 @@ struct batch_buf {
     char (*err)[BATCH_ERR_LEN];
     size_t *item_of;           /* tensor position -> item */
     const char **names;        /* tensor position -> path */
+    int64_t *labels;           /* tensor position -> label, if labelled */
     uint8_t *h_staging;        /* CPU-decoded planes, pinned, by slot */
     uint8_t *d_arena;          /* every decoded plane, on the GPU */
     tf_image *h_table, *d_table;   /* the kernel's table, pinned and GPU */

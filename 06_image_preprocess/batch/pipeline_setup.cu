@@ -35,12 +35,33 @@ static size_t file_bytes(const batch_run *r, size_t image)
     return r->bytes[image];
 }
 
-/* The most one batch needs of a per-file amount (the batches are the
- * runs of max_batch consecutive files). */
+static int larger_first(const void *a, const void *b)
+{
+    size_t x = *(const size_t *)a, y = *(const size_t *)b;
+    return x < y ? 1 : x > y ? -1 : 0;
+}
+
+/* The most one batch needs of a per-file amount. In turn, the batches
+ * are the runs of max_batch consecutive files; in an order (shuffled, a
+ * shard), any max_batch files may meet in one, so the largest of them
+ * together. Returns 0 when memory for that runs out. */
 static size_t largest_batch(const batch_run *r,
                             size_t (*of)(const batch_run *, size_t))
 {
     size_t most = 1;
+    if (r->order) {
+        size_t n = r->src->list->count, sum = 0;
+        size_t *each = (size_t *)ib_malloc(n * sizeof(size_t));
+        if (!each)
+            return 0;
+        for (size_t i = 0; i < n; i++)
+            each[i] = of(r, i);
+        qsort(each, n, sizeof *each, larger_first);
+        for (size_t i = 0; i < n && i < r->max_batch; i++)
+            sum += each[i];
+        free(each);
+        return sum > most ? sum : most;
+    }
     for (size_t first = 0; first < r->n_images; first += r->max_batch) {
         size_t sum = 0;
         for (size_t i = first; i < first + r->max_batch && i < r->n_images;
@@ -129,7 +150,7 @@ int pipeline_start(batch_run *r, int *cuda, char *why, size_t why_len)
 {
     const tf_spec *s = r->spec;
     *cuda = 0;
-    r->n_images = r->src->list->count;
+    r->n_images = r->order ? r->pass_images : r->src->list->count;
     r->n_bufs = r->streams + 1 + PIPELINE_LOOKAHEAD;
     r->image_elems = (size_t)s->channels * s->out_w * s->out_h;
     r->image_bytes = r->image_elems * tf_elem_bytes(s->dtype);
@@ -137,6 +158,11 @@ int pipeline_start(batch_run *r, int *cuda, char *why, size_t why_len)
     tf_levels_make(s, &r->levels);
     r->bits_bytes = largest_batch(r, file_bytes);
     r->arena_bytes = largest_batch(r, pipeline_slot_bytes);
+    if (!r->bits_bytes || !r->arena_bytes) {
+        snprintf(why, why_len, "not enough host memory to size the "
+                 "batches");
+        return -1;
+    }
     size_t n = (size_t)r->n_bufs, m = r->max_batch;
     size_t table = m * sizeof(tf_image), out = m * r->image_bytes;
     size_t samples = m * r->sample_bytes, back = r->o->copy_to_host;
@@ -179,7 +205,8 @@ int pipeline_start(batch_run *r, int *cuda, char *why, size_t why_len)
     START_ALLOC(r->per_thread, thread_counts *,
                 (size_t)r->threads * sizeof(thread_counts),
                 "the reader threads' counts");
-    START_ALLOC(r->gpu_decoded, uint8_t *, r->n_images, "the routes");
+    START_ALLOC(r->gpu_decoded, uint8_t *, r->src->list->count,
+                "the routes");
     START_ALLOC(r->out_index, size_t *, r->n_images * sizeof(size_t),
                 "the tensor index");
     START_ALLOC(r->list_bits, const uint8_t **, m * sizeof(uint8_t *),
@@ -221,6 +248,8 @@ int pipeline_start(batch_run *r, int *cuda, char *why, size_t why_len)
                     "messages");
         START_ALLOC(x->item_of, size_t *, m * sizeof(size_t), "items");
         START_ALLOC(x->names, const char **, m * sizeof(char *), "names");
+        START_ALLOC(x->image, size_t *, m * sizeof(size_t), "items");
+        START_ALLOC(x->labels, int64_t *, m * sizeof(int64_t), "labels");
     }
     for (; r->lanes_made < r->streams; r->lanes_made++)
         START_CUDA(cudaStreamCreateWithFlags(&r->lanes[r->lanes_made],
@@ -289,6 +318,8 @@ int pipeline_stop(batch_run *r)
         free(x->err);
         free(x->item_of);
         free(x->names);
+        free(x->image);
+        free(x->labels);
     }
     for (int k = 0; k < r->lanes_made; k++)
         STOP_CUDA(cudaStreamDestroy(r->lanes[k]));

@@ -55,6 +55,29 @@
 #       DIR with --skip-bad prints PASS, names each NAME skipped and
 #       writes a .npy of the other files; DIR without it exits 1 naming
 #       the first NAME
+#   tests.sh trees FIXTURES DIR
+#       writes the data sets the CPU tests read into DIR (no GPU): cls
+#       (classes cat: a.png, sub/b.png, x.webp; zebra: z.png; notes.txt
+#       beside them), no_image (class a empty, class b one image),
+#       mixed.txt (a list, one line without a label), bare.txt (a list
+#       without labels)
+#   tests.sh dataset BIN DIR
+#       without a GPU (exit 77 after the files are listed): cls's class
+#       line, the files left out named in order and counted, the order
+#       lines of shards padded and cut; drop_last without a whole batch
+#       refused (exit 1, its line last)
+#   tests.sh unread BIN FIXTURES
+#       without a GPU: the folder batch's notes.txt named on a skipped:
+#       line and counted on the batch: line
+#   tests.sh labels BIN JPEGS OUT
+#       on a GPU: JPEGS/wild's 40 files as classes a (0-9, some in a
+#       subfolder), b (10-19), c (20-39): in turn, labels 0 x 10, 1 x 10,
+#       2 x 20; shuffled, the same images with the same labels in another
+#       order; three ranks shuffled, padded (14 each, every file) and cut
+#       (13 each, in batches of 7 the short one dropped: 7, distinct);
+#       kept on the GPU and shuffled, PASS over three passes;
+#       JPEGS/wild_bad as one class, without --skip-bad: exit 1, and
+#       neither the labels nor the tensor left behind
 mode=$1 bin=$2
 shift 2
 # fail MESSAGE LOG: show the log and fail.
@@ -328,9 +351,158 @@ bad)
         fail "without --skip-bad: expected exit 1 naming $1, got $rc" "$out"
     grep "/$1" "$out" | head -3
     ;;
+trees)
+    fx=$bin dir=$1
+    rm -rf "$dir" && mkdir -p "$dir/cls/cat/sub" "$dir/cls/zebra" \
+        "$dir/no_image/a" "$dir/no_image/b" || exit 1
+    for f in cls/cat/a.png cls/cat/sub/b.png cls/zebra/z.png \
+        no_image/b/x.png; do
+        cp "$fx/gray.png" "$dir/$f" || exit 1
+    done
+    echo x >"$dir/cls/cat/x.webp" && echo x >"$dir/cls/notes.txt" &&
+        printf '%s 0\n%s\n' "$fx/gray.png" "$fx/gray.png" \
+            >"$dir/mixed.txt" &&
+        printf '%s\n' "$fx/gray.png" >"$dir/bare.txt" || exit 1
+    ;;
+dataset)
+    dir=$1
+    out=$(mktemp) || exit 1
+    trap 'rm -f "$out" "$out.err"' EXIT
+    # run WANT_RC ARGS...: the run's stdout in $out, stderr in $out.err.
+    run() {
+        want=$1
+        shift
+        "$bin" "$@" >"$out" 2>"$out.err"
+        rc=$?
+        [ $rc -eq "$want" ] ||
+            { cat "$out.err"; fail "$*: exit $rc, expected $want" "$out"; }
+    }
+    # has FILE TEXT: FILE holds the line TEXT.
+    has() { grep -Fxq "$2" "$1" || fail "expected the line: $2" "$1"; }
+    run 77 --class-folders "$dir/cls"
+    has "$out" "classes: 2 class folders of $dir/cls: 0 cat (2 images), \
+1 zebra (1 image)"
+    grep -q "^batch: 3 images of 3 files (0 skipped, 2 other files left \
+out), " "$out" || fail "expected 3 images and 2 files left out" "$out"
+    want="skipped: $dir/cls/notes.txt: not in a class folder
+skipped: $dir/cls/cat/x.webp: not an image imgbatch reads (.webp)"
+    [ "$(grep '^skipped' "$out.err")" = "$want" ] ||
+        fail "expected, in this order: $want" "$out.err"
+    run 77 --class-folders "$dir/cls" --shuffle --seed 4 --rank 1 \
+        --world-size 2 --batch-size 1
+    has "$out" "order: shuffled each pass from seed 4 (splitmix64 and \
+Fisher-Yates: not torch's generator); rank 1 of 2 as DistributedSampler: \
+2 of the 3 images a pass, the list padded with 1 from its start"
+    run 77 --class-folders "$dir/cls" --drop-last --rank 1 --world-size 2 \
+        --batch-size 1
+    has "$out" "order: the files in turn; rank 1 of 2 as \
+DistributedSampler: 1 of the 3 images a pass, the list's last 1 cut \
+(drop_last)"
+    run 77 --class-folders "$dir/cls" --drop-last --batch-size 2
+    has "$out" "order: the files in turn; the last 1, a short batch, left \
+out (drop_last)"
+    run 1 --class-folders "$dir/cls" --drop-last --batch-size 4
+    [ "$(tail -n 1 "$out.err")" = "imgbatch: drop_last leaves rank 0 no \
+whole batch: 3 images a pass, batches of 4" ] ||
+        fail "expected drop_last's refusal last" "$out.err"
+    grep -E '^(classes|batch|order)' "$out"
+    echo "ok: classes, files left out, order lines, drop_last refused"
+    ;;
+unread)
+    fx=$1
+    out=$(mktemp) || exit 1
+    trap 'rm -f "$out" "$out.err"' EXIT
+    "$bin" "$fx/batch" >"$out" 2>"$out.err"
+    rc=$?
+    [ $rc -eq 77 ] || fail "expected exit 77 without a GPU, got $rc" "$out"
+    grep -Fxq "skipped: $fx/batch/notes.txt: not an image imgbatch reads \
+(.txt)" "$out.err" || fail "expected notes.txt named" "$out.err"
+    grep -q "^batch: 4 images of 4 files (0 skipped, 1 other file left \
+out), " "$out" || fail "expected 1 other file left out" "$out"
+    cat "$out.err"
+    ;;
+labels)
+    wild=$1/wild bad=$1/wild_bad out=$2
+    rm -rf "$out" && mkdir -p "$out/set/a/deep" "$out/set/b" "$out/set/c" ||
+        exit 1
+    i=0
+    for f in "$wild"/img_000*.jpg; do
+        if [ $i -lt 5 ]; then d=a; elif [ $i -lt 10 ]; then d=a/deep
+        elif [ $i -lt 20 ]; then d=b; else d=c; fi
+        cp "$f" "$out/set/$d/" || exit 1
+        i=$((i + 1))
+    done
+    [ $i -eq 40 ] || fail "$wild: expected 40 files, found $i"
+    # pairs NAME ARGS...: a run writing NAME.npy and NAME.labels.npy
+    # (PASS), then NAME.pairs: one "md5 label" line per tensor image, in
+    # the tensor's order (each image 64 x 48 float32: 12288 bytes).
+    pairs() {
+        name=$1
+        shift
+        passes "$out/$name.log" "$bin" --class-folders "$out/set" \
+            --resize 64x48 --batch-size 7 --out-npy "$out/$name.npy" \
+            --out-labels "$out/$name.labels.npy" "$@"
+        n=$(( ($(wc -c <"$out/$name.labels.npy") - 128) / 8 ))
+        tail -c +129 "$out/$name.npy" | split -b 12288 -a 3 - \
+            "$out/$name.img." || exit 1
+        od -An -v -t d8 -j 128 "$out/$name.labels.npy" |
+            tr -s ' ' '\n' | grep -v '^$' >"$out/$name.labels" || exit 1
+        [ "$(wc -l <"$out/$name.labels")" -eq "$n" ] &&
+            [ "$(ls "$out/$name".img.* | wc -l)" -eq "$n" ] ||
+            fail "$name: $n labels, images and labels differ in number"
+        ls "$out/$name".img.* | xargs md5sum | cut -d' ' -f1 |
+            paste -d' ' - "$out/$name.labels" >"$out/$name.pairs"
+        rm -f "$out/$name".img.*
+    }
+    pairs turn
+    [ "$(uniq -c "$out/turn.labels" | awk '{printf "%s:%s ", $2, $1}')" = \
+        "0:10 1:10 2:20 " ] || fail "in turn: expected labels 0 x 10, \
+1 x 10, 2 x 20" "$out/turn.labels"
+    pairs shuffled --shuffle --seed 9
+    sort "$out/turn.pairs" >"$out/a" && sort "$out/shuffled.pairs" >"$out/b"
+    cmp -s "$out/a" "$out/b" ||
+        fail "shuffled: not the same images with the same labels"
+    cmp -s "$out/turn.pairs" "$out/shuffled.pairs" &&
+        fail "shuffled: the order in turn"
+    for drop in "" --drop-last; do
+        : >"$out/ranks"
+        for r in 0 1 2; do
+            pairs rank$r --shuffle --seed 9 --rank $r --world-size 3 $drop
+            cat "$out/rank$r.pairs" >>"$out/ranks"
+            want=14
+            [ -n "$drop" ] && want=7
+            [ "$(wc -l <"$out/rank$r.pairs")" -eq $want ] ||
+                fail "rank $r $drop: expected $want images"
+        done
+        sort -u "$out/ranks" >"$out/b"
+        if [ -n "$drop" ]; then
+            [ "$(sort "$out/ranks" | uniq -d | wc -l)" -eq 0 ] &&
+                [ "$(wc -l <"$out/b")" -eq 21 ] ||
+                fail "three ranks, drop_last: expected 21 distinct images"
+        else
+            cmp -s "$out/a" "$out/b" ||
+                fail "three ranks: expected every image, with its label"
+        fi
+    done
+    passes "$out/keep.log" "$bin" --class-folders "$out/set" \
+        --resize 64x48 --batch-size 7 --keep-on-gpu --shuffle --repeat 3
+    grep -E '^(classes|order|check|PASS)' "$out/keep.log"
+    mkdir -p "$out/bad/only" && cp "$bad"/*.jpg "$out/bad/only/" || exit 1
+    "$bin" --class-folders "$out/bad" --resize 64x48 --shuffle \
+        --out-npy "$out/bad.npy" --out-labels "$out/bad.labels.npy" \
+        >"$out/bad.log" 2>&1
+    rc=$?
+    left=$(ls "$out" | grep '^bad\.' | grep -v '^bad\.log$')
+    [ $rc -eq 1 ] && [ -z "$left" ] ||
+        fail "a bad file, no --skip-bad: expected exit 1 and no file \
+left, got exit $rc and: $left" "$out/bad.log"
+    echo "ok: labels in turn, shuffled, three ranks padded and cut, kept;\
+ nothing left by a failed run"
+    rm -rf "$out"
+    ;;
 *)
     echo "usage: tests.sh outputs|corpora|engine|routed|bare|repeatable|npy|\
-gpu-vs-cpu|garbled|all-bad|bad ..." >&2
+gpu-vs-cpu|garbled|all-bad|bad|trees|dataset|unread|labels ..." >&2
     exit 2
     ;;
 esac

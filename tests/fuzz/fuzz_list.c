@@ -1,8 +1,9 @@
 /* fuzz_list.c - libFuzzer target: imgbatch's --list reader
- * (06_image_preprocess/batch/batch_inputs.c, inputs_collect with a list
+ * (06_image_preprocess/batch/dataset.c, inputs_collect with a list
  * file) on any bytes, written to a file first as the reader takes a
  * path. A list it accepts holds each non-empty line, cut at its first
- * carriage return, whole and in order.
+ * carriage return, in order: whole, or, when every line ends in a space
+ * or tab and digits, the path before them and the digits as its label.
  *
  *   make fuzz                  builds $(BUILD)/fuzz/fuzz_list, runs it
  *   tests/test_06_fuzz.c       replays tests/fuzz/corpus/ and crashes/
@@ -53,8 +54,27 @@ int fuzz_list(const uint8_t *data, size_t size)
         while (cut < end && data[cut] != '\r')
             cut++;
         if (cut > at) {
-            if (n >= list.count || strlen(list.paths[n]) != cut - at ||
-                memcmp(list.paths[n], data + at, cut - at) != 0)
+            /* The label: digits after the line's last space or tab. */
+            size_t sep = cut, path_end = cut;
+            uint64_t label = 0;
+            for (size_t i = at; i < cut; i++)
+                if (data[i] == ' ' || data[i] == '\t')
+                    sep = i;
+            int labelled = sep < cut - 1;
+            for (size_t i = sep + 1; labelled && i < cut; i++) {
+                labelled = data[i] >= '0' && data[i] <= '9';
+                label = label * 10 + (uint64_t)(data[i] - '0');
+            }
+            if (labelled) {
+                path_end = sep;
+                while (path_end > at && (data[path_end - 1] == ' ' ||
+                                         data[path_end - 1] == '\t'))
+                    path_end--;
+            }
+            if (n >= list.count || !labelled != !list.labels ||
+                (labelled && list.labels[n] != (int64_t)label) ||
+                strlen(list.paths[n]) != path_end - at ||
+                memcmp(list.paths[n], data + at, path_end - at) != 0)
                 abort();
             n++;
         }

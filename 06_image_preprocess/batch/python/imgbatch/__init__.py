@@ -91,17 +91,23 @@ class _Batch(ctypes.Structure):
                 ("bytes", ctypes.c_size_t), ("first", ctypes.c_size_t),
                 ("stream", ctypes.c_void_p), ("ready", ctypes.c_void_p),
                 ("files", ctypes.POINTER(ctypes.c_char_p)),
-                ("host", ctypes.c_void_p)]
+                ("host", ctypes.c_void_p),
+                ("labels", ctypes.POINTER(ctypes.c_int64))]
 
 
 class _Info(ctypes.Structure):
-    _fields_ = [("images", ctypes.c_size_t), ("channels", ctypes.c_size_t),
+    _fields_ = [("images", ctypes.c_size_t),
+                ("pass_images", ctypes.c_size_t),
+                ("channels", ctypes.c_size_t),
                 ("height", ctypes.c_size_t), ("width", ctypes.c_size_t),
                 ("dtype", ctypes.c_int),
                 ("image_bytes", ctypes.c_size_t),
                 ("batch_images", ctypes.c_size_t),
                 ("tensor", ctypes.c_void_p),
-                ("tensor_bytes", ctypes.c_size_t)]
+                ("tensor_bytes", ctypes.c_size_t),
+                ("classes", ctypes.c_size_t),
+                ("class_names", ctypes.POINTER(ctypes.c_char_p)),
+                ("unread", ctypes.c_size_t)]
 
 
 _MIRRORED = {"imgbatch_batch": _Batch, "imgbatch_info": _Info}
@@ -231,6 +237,10 @@ class Batch:
         self._data = raw.data or 0
         self._stream = raw.stream or 0
         self.files = [os.fsdecode(raw.files[i]) for i in range(raw.count)]
+        # The files' labels (class folders, or a list with labels), in
+        # the tensor's order, copied: a list of ints, or None.
+        self.labels = ([raw.labels[i] for i in range(raw.count)]
+                       if raw.labels else None)
 
     def _alive(self):
         if self._owner._step != self._step:
@@ -285,8 +295,11 @@ class Loader:
     with crop; color "gray" or "rgb"; dtype "float32", "float16" or
     "uint8"; mean and std (one value or one per channel); flip (default
     True); skip_bad; max_pixels; batch_size; threads; streams; decoder;
-    nvjpeg_backend; keep_on_gpu; device. None leaves the library's
-    default.
+    nvjpeg_backend; keep_on_gpu; device. A data set: class_folders (the
+    folder holds a folder per class, as torchvision's ImageFolder: each
+    batch's .labels, the loader's .classes), shuffle with seed (each pass
+    a new order), rank with world_size (DistributedSampler's shard), and
+    drop_last. None leaves the library's default.
 
     read_on: the streams your work reads each batch on. By default, when
     PyTorch is imported, its current stream on the device at each step:
@@ -305,7 +318,9 @@ class Loader:
                  mean=None, std=None, flip=None, skip_bad=False,
                  max_pixels=None, decoder=None, nvjpeg_backend=None,
                  threads=None, streams=None, keep_on_gpu=False, device=0,
-                 read_on=None, library=None):
+                 class_folders=False, shuffle=False, seed=None, rank=None,
+                 world_size=None, drop_last=False, read_on=None,
+                 library=None):
         self._lib = lib = load_library(library)
         self._handle = None
         self._step = 0
@@ -331,7 +346,9 @@ class Loader:
                 ("nvjpeg-backend", nvjpeg_backend, _text),
                 ("threads", threads, _text),
                 ("batch-size", batch_size, _text),
-                ("streams", streams, _text), ("device", device, _text)):
+                ("streams", streams, _text), ("device", device, _text),
+                ("seed", seed, _text), ("rank", rank, _text),
+                ("world-size", world_size, _text)):
             if value is not None:
                 settings.append((name, text(value)))
         if flip is not None:
@@ -340,6 +357,10 @@ class Loader:
             settings.append(("skip-bad", None))
         if keep_on_gpu:
             settings.append(("keep-on-gpu", None))
+        for name, on in (("class-folders", class_folders),
+                         ("shuffle", shuffle), ("drop-last", drop_last)):
+            if on:
+                settings.append((name, None))
         options = lib.imgbatch_options_new()
         if not options:
             _raise(lib, ERR_MEMORY)
@@ -364,14 +385,19 @@ class Loader:
         if st != OK:
             _raise(lib, st)
         self.images = info.images
+        # What one pass hands out: this rank's share, whole batches.
+        self.pass_images = info.pass_images
         self.batch_images = info.batch_images
+        self.classes = [os.fsdecode(info.class_names[i])
+                        for i in range(info.classes)]
+        self.unread = info.unread
         self.dtype = _DTYPES[info.dtype][0]
         self.image_shape = ((info.height, info.width) if info.channels == 1
                             else (info.channels, info.height, info.width))
 
     def __len__(self):
         """Batches a pass (a batch of skipped files counts too)."""
-        return -(-self.images // self.batch_images)
+        return -(-self.pass_images // self.batch_images)
 
     def _live(self):
         if self._handle is None:
