@@ -231,6 +231,38 @@ def gpu(imgbatch, fixtures, tool, out):
                                                        len(loader)))
         raises(imgbatch.Error, lambda: iter(loader), "the loader is closed")
 
+    # A data set: class folders, shuffled, rank 1 of 2; the module's
+    # tensor and labels against the command line's .npy files.
+    tree = class_tree(corpus, out)
+    npy, labels_npy = (os.path.join(out, "classes" + e)
+                       for e in (".npy", "_labels.npy"))
+    run = subprocess.run([tool, tree, "--class-folders", "--shuffle",
+                          "--seed", "3", "--rank", "1", "--world-size", "2",
+                          "--resize", "24x24", "--out-npy", npy,
+                          "--out-labels", labels_npy],
+                         capture_output=True, text=True)
+    check(run.returncode == 0, "classes: imgbatch exited %d: %s"
+          % (run.returncode, run.stderr.strip()))
+    if run.returncode == 0:
+        _, _, want = read_npy(npy)
+        shape, descr, want_labels = read_npy(labels_npy)
+        with imgbatch.Loader(tree, class_folders=True, shuffle=True, seed=3,
+                             rank=1, world_size=2, resize=24) as loader:
+            parts, labels = [], []
+            for batch in loader:
+                parts.append(torch.as_tensor(batch, device="cuda").clone())
+                labels += batch.labels
+            check(loader.classes == ["cat", "dog", "owl"],
+                  "classes: %s" % loader.classes)
+            check(loader.pass_images == 35 and len(labels) == 35,
+                  "classes: %d images a pass, %d labels, expected 35"
+                  % (loader.pass_images, len(labels)))
+        check(as_bytes(torch, torch.cat(parts)) == want,
+              "classes: the module's tensor differs from the .npy")
+        check(descr == "<i8" and b"".join(
+            v.to_bytes(8, "little", signed=True) for v in labels)
+              == want_labels, "classes: the labels differ from the .npy")
+
 
 def make_corpus(tool, out):
     """70 JPEGs of 96 x 80, every 4th progressive, in OUT/corpus."""
@@ -245,9 +277,23 @@ def make_corpus(tool, out):
     return corpus
 
 
+def class_tree(corpus, out):
+    """OUT/classes/{cat,dog,owl}: the corpus's files, a third in each
+    (hard links), as an ImageFolder data set."""
+    tree = os.path.join(out, "classes")
+    names = sorted(os.listdir(corpus))
+    for k, name in enumerate(names):
+        folder = os.path.join(tree, ("cat", "dog", "owl")[k * 3 // len(names)])
+        os.makedirs(folder, exist_ok=True)
+        link = os.path.join(folder, name)
+        if not os.path.exists(link):
+            os.link(os.path.join(corpus, name), link)
+    return tree
+
+
 def train(example, tool, out):
-    corpus = make_corpus(tool, out)
-    run = subprocess.run([sys.executable, example, corpus, "--steps", "2"],
+    tree = class_tree(make_corpus(tool, out), out)
+    run = subprocess.run([sys.executable, example, tree, "--steps", "2"],
                          capture_output=True, text=True)
     sys.stderr.write(run.stderr)
     if run.returncode == 77:

@@ -20,14 +20,14 @@ int main(void)
     tf_spec s;
     imgbatch_defaults(&o);
     EXPECT(o.color == IMGBATCH_GRAY && o.dtype == IMGBATCH_FLOAT32 &&
-           o.flip == 1 && o.std[2] == 1.0f && o.mean[0] == 0.0f &&
+           o.flip == 0 && o.std[2] == 1.0f && o.mean[0] == 0.0f &&
            o.max_pixels > 0 && !o.keep_whole && !o.copy_to_host);
     /* No images: refused, with a reason. */
     EXPECT(check(&o, &s) == IMGBATCH_ERR_OPTIONS &&
            strstr(imgbatch_failure_reason(), "folder"));
     o.folder = "photos";
     EXPECT(check(&o, &s) == IMGBATCH_OK && s.mode == TF_SAME &&
-           s.channels == 1 && s.dtype == TF_FLOAT32 && s.flip);
+           s.channels == 1 && s.dtype == TF_FLOAT32 && !s.flip);
     o.list = "files.txt";  /* two sources */
     EXPECT(check(&o, &s) == IMGBATCH_ERR_OPTIONS);
     o.list = NULL;

@@ -128,10 +128,33 @@ int main(void)
     EXPECT(ib_check_options(o, &s) == IMGBATCH_OK &&
            s.mode == TF_SHORT_CROP && s.channels == 3 && s.out_w == 224 &&
            s.short_side == 256 && s.dtype == TF_FLOAT16 &&
-           s.std[2] == 0.225f && s.flip);
+           s.std[2] == 0.225f && !s.flip);
     EXPECT(set("dtype", "uint8"));
     EXPECT(ib_check_options(o, &s) == IMGBATCH_ERR_OPTIONS &&
            strstr(imgbatch_failure_reason(), "uint8"));
+    imgbatch_options_free(o);
+
+    /* A data set's options: class folders, each pass's order. */
+    o = imgbatch_options_new();
+    EXPECT(set("folder", "classes") && set("class-folders", NULL) &&
+           set("shuffle", NULL) && set("seed", "18446744073709551615") &&
+           set("rank", "2") && set("world-size", "3") &&
+           set("drop-last", NULL));
+    EXPECT(o->class_folders == 1 && o->shuffle == 1 &&
+           o->seed == UINT64_MAX && o->rank == 2 && o->world_size == 3 &&
+           o->drop_last == 1 && ib_check_options(o, &s) == IMGBATCH_OK);
+    static const char *const bad_seeds[] = {"18446744073709551616", "-1",
+                                            "0x10", "", "7 "};
+    for (size_t k = 0; k < sizeof bad_seeds / sizeof bad_seeds[0]; k++)
+        EXPECT(imgbatch_set_option(o, "seed", bad_seeds[k]) ==
+                   IMGBATCH_ERR_OPTIONS &&
+               strstr(imgbatch_failure_reason(), "--seed: ") &&
+               o->seed == UINT64_MAX);
+    EXPECT(imgbatch_set_option(o, "world-size", "0") == IMGBATCH_ERR_OPTIONS &&
+           o->world_size == 3);
+    EXPECT(set("rank", "3"));  /* not below world_size: open refuses it */
+    EXPECT(ib_check_options(o, &s) == IMGBATCH_ERR_OPTIONS &&
+           strstr(imgbatch_failure_reason(), "rank 3"));
     imgbatch_options_free(o);
 
     /* Every name of the table is taken, and the command line's options
@@ -151,7 +174,8 @@ int main(void)
             snprintf(value, sizeof value, "%.*s",
                      (int)strcspn(spec->choices, "|"), spec->choices);
         if (spec->type == CM_OPT_STRING)
-            strcpy(value, strchr("rc", spec->name[0]) ? "8x8"
+            strcpy(value, strcmp(spec->name, "seed") == 0 ? "7"
+                          : strchr("rc", spec->name[0]) ? "8x8"
                           : strchr("ms", spec->name[0]) ? "0.5" : "x");
         imgbatch_status st = imgbatch_set_option(
             o, spec->name, spec->type == CM_OPT_FLAG ? NULL : value);

@@ -87,7 +87,7 @@ void batch_cli_parse(int argc, char **argv, batch_options *b)
                   .summary = "Image files into one tensor on the GPU: "
                   "decoded by nvJPEG or stb_image at their own sizes, then "
                   "resized, normalized (x / 255 or a mean and std), flipped "
-                  "and typed by one kernel a batch. --make-corpus DIR "
+                  "if asked and typed by one kernel a batch. --make-corpus DIR "
                   "writes a JPEG corpus instead (--make-corpus --help).",
                   .opts = own, .n_opts = n_own,
                   .positional = "DIR | IMAGE... | --list FILE"};

@@ -174,7 +174,7 @@ echo "$cases" | while IFS='|' read -r name corpus transform bare; do
     r=1
     while [ $r -le $turns ]; do
         log=$out/logs/imgbatch-$name-$r.log
-        "$bin" "$out/$corpus" --keep-on-gpu --repeat 7 $transform \
+        "$bin" "$out/$corpus" --keep-on-gpu --flip --repeat 7 $transform \
             >"$log" 2>&1
         rc=$?
         if [ $rc -eq 77 ]; then

@@ -51,7 +51,7 @@ int main(int argc, char **argv)
         return 2;
     }
     imgbatch_options o;
-    imgbatch_defaults(&o);  /* gray, float32, x / 255, flipped */
+    imgbatch_defaults(&o);  /* gray, float32, x / 255 */
     o.folder = argv[1];
     o.resize_width = o.resize_height = 64;
     o.copy_to_host = 1;     /* each batch back too, for the check */

@@ -2,7 +2,7 @@
  * batch, from C: the batch tool (imgbatch) as a library.
  *
  *   imgbatch_options o;
- *   imgbatch_defaults(&o);                 gray, float32, x / 255, flipped
+ *   imgbatch_defaults(&o);                 gray, float32, x / 255
  *   o.folder = "images/";
  *   o.resize_width = o.resize_height = 224;
  *   imgbatch *b;
@@ -20,8 +20,8 @@
  *
  * JPEGs are decoded by nvJPEG on the GPU (its hardware decoder where
  * there is one), other images by stb_image on CPU threads; every image
- * is resized, normalized and flipped by one kernel per batch. The
- * library never ends the program and prints only with verbose: every
+ * is resized, normalized (and flipped, if asked) by one kernel per
+ * batch. The library never ends the program and prints only with verbose: every
  * failure, a CUDA or nvJPEG call or memory included, returns a status
  * and leaves one line in imgbatch_failure_reason() (per thread). Each
  * call works on the loader's device and gives the calling thread's
@@ -179,8 +179,9 @@ typedef struct {
                                   class folders (verbose names each) */
 } imgbatch_info;
 
-/* Gray, float32, mean 0 and std 1 (x / 255), flipped (the tutorial's
- * steps), 16384 x 16384 pixels at most, device 0, world_size 1, the
+/* Gray, float32, mean 0 and std 1 (x / 255), not flipped (the
+ * tutorial's cp.flip is an augmentation, wrong in evaluation: set flip
+ * for it), 16384 x 16384 pixels at most, device 0, world_size 1, the
  * rest 0 (files in turn, not shuffled, seed 0). */
 void imgbatch_defaults(imgbatch_options *o);
 

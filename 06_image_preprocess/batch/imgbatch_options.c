@@ -29,7 +29,7 @@ void imgbatch_defaults(imgbatch_options *o)
     o->dtype = IMGBATCH_FLOAT32;
     for (int c = 0; c < 3; c++)
         o->std[c] = 1.0f;
-    o->flip = 1;
+    o->flip = 0;
     o->max_pixels = IO_DEFAULT_MAX_PIXELS;
     o->world_size = 1;
 }

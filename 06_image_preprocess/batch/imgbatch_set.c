@@ -84,10 +84,10 @@ static const ib_option OPTIONS[] = {
      .help = "per channel, above 0 (default 1)"}},
     {.on_cli = 1, .spec = {.name = "flip", .type = CM_OPT_FLAG,
      .value = &(int){0},
-     .help = "mirror each image left to right (the default, as the "
-     "tutorial)"}},
+     .help = "mirror each image left to right, as the tutorial's cp.flip "
+     "(an augmentation: not in evaluation)"}},
     {.on_cli = 1, .spec = {.name = "no-flip", .type = CM_OPT_FLAG,
-     .value = &(int){0}, .help = "do not"}},
+     .value = &(int){0}, .help = "do not (the default)"}},
     {.on_cli = 1, .spec = {.name = "skip-bad", .type = CM_OPT_FLAG,
      .value = &(int){0},
      .help = "skip (and count) files that cannot be used instead of "

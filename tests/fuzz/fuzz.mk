@@ -21,7 +21,8 @@ FUZZ_SRC := $(addprefix 06_image_preprocess/,image_format.c image_io.c \
               jpeg_walk.c stb_impl.c stb_write_impl.c batch/jpeg_screen.c \
               batch/batch_inputs.c batch/dataset.c batch/lib_support.c \
               batch/transform_ref.c) \
-            common/files.c common/options.c common/cpus.c
+            common/files.c common/options.c common/option_values.c \
+            common/cpus.c
 FUZZ_OBJS := $(FUZZ_SRC:%.c=$(FUZZ_DIR)/obj/%.o)
 
 .PHONY: fuzz fuzz-build fuzz-clang

@@ -1,6 +1,7 @@
 """train_example.py - imgbatch feeding a PyTorch training loop, one model
-step a batch: RGB 64 x 64 images with ImageNet's mean and std, learning
-each image's mean value (so any folder trains, no labels needed).
+step a batch: a folder of class folders (as torchvision's ImageFolder
+reads it), RGB 64 x 64 with ImageNet's mean and std, shuffled each epoch,
+and a small classifier learning each image's class from its label.
 Run: python3 06_image_preprocess/batch/python/train_example.py DIR
 """
 import argparse
@@ -9,12 +10,13 @@ import sys
 import imgbatch
 
 parser = argparse.ArgumentParser(description="imgbatch feeding PyTorch")
-parser.add_argument("folder")
-parser.add_argument("--steps", type=int, default=0, help="0: one pass")
+parser.add_argument("folder", help="a folder of class folders")
+parser.add_argument("--steps", type=int, default=0, help="0: one epoch")
 args = parser.parse_args()
 try:
     import torch
-    loader = imgbatch.Loader(args.folder, color="rgb", resize=64,
+    loader = imgbatch.Loader(args.folder, class_folders=True, shuffle=True,
+                             seed=0, color="rgb", resize=64,
                              mean=(0.485, 0.456, 0.406),
                              std=(0.229, 0.224, 0.225), batch_size=32)
 except (ModuleNotFoundError, imgbatch.NoDeviceError) as e:
@@ -22,16 +24,16 @@ except (ModuleNotFoundError, imgbatch.NoDeviceError) as e:
     sys.exit(77)  # no PyTorch, or no usable GPU
 
 model = torch.nn.Sequential(
-    torch.nn.Conv2d(3, 8, 3, stride=2), torch.nn.ReLU(),
+    torch.nn.Conv2d(3, 16, 3, stride=2), torch.nn.ReLU(),
     torch.nn.AdaptiveAvgPool2d(1), torch.nn.Flatten(),
-    torch.nn.Linear(8, 1)).cuda()
+    torch.nn.Linear(16, len(loader.classes))).cuda()
 optimizer = torch.optim.SGD(model.parameters(), lr=0.05)
 with loader:  # closed at the end: its GPU memory and reader threads
     for step, batch in enumerate(loader, 1):
         # A view of the loader's buffer, no copy: valid in this step only.
         x = torch.as_tensor(batch, device="cuda")
-        target = x.mean(dim=(1, 2, 3)).unsqueeze(1)
-        loss = torch.nn.functional.mse_loss(model(x), target)
+        y = torch.tensor(batch.labels, device="cuda")
+        loss = torch.nn.functional.cross_entropy(model(x), y)
         optimizer.zero_grad()
         loss.backward()
         optimizer.step()

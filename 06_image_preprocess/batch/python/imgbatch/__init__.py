@@ -294,7 +294,7 @@ class Loader:
     are the command line's: resize (224, (W, H) or "WxH"); resize_short
     with crop; color "gray" or "rgb"; dtype "float32", "float16" or
     "uint8"; mean and std (one value or one per channel); flip (default
-    True); skip_bad; max_pixels; batch_size; threads; streams; decoder;
+    False); skip_bad; max_pixels; batch_size; threads; streams; decoder;
     nvjpeg_backend; keep_on_gpu; device. A data set: class_folders (the
     folder holds a folder per class, as torchvision's ImageFolder: each
     batch's .labels, the loader's .classes), shuffle with seed (each pass
