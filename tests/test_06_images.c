@@ -542,6 +542,53 @@ static batch_source source(path_list *list, const tf_spec *spec)
     return src;
 }
 
+/* The files are checked on several threads: the kept files, their
+ * sizes, what is skipped and the first bad file (the reason a run stops)
+ * are those of one thread, in the list's order, whatever the number. */
+static void test_check_threads(void)
+{
+    enum { N = 61 };
+    static const char *const names[] = {"gray.png", "rgb.jpg", "rgb.png",
+                                        "gray.bmp"};
+    tf_spec spec = {.mode = TF_RESIZE, .out_w = 8, .out_h = 5,
+                    .channels = 1};
+    size_t width[2][N], kept[2], skipped[2][2], bytes;
+    char first_err[2][1024];
+    for (int run = 0; run < 2; run++) {
+        for (int skip_bad = 1; skip_bad >= 0; skip_bad--) {
+            path_list list = {.paths = calloc(N, sizeof(char *)),
+                              .count = N};
+            for (size_t i = 0; i < N; i++)
+                list.paths[i] = strdup(
+                    i == 7 ? at("truncated.png") : i == 23 ? at("missing.png")
+                    : i == 41 ? at("empty.png") : at(names[i % 4]));
+            batch_source src = source(&list, &spec);
+            src.threads = run == 0 ? 1 : 5;
+            char err[1024] = "";
+            int rc = inputs_check(&src, skip_bad, 0, &skipped[run][skip_bad],
+                                  &bytes, err, sizeof err);
+            if (skip_bad) {
+                EXPECT(rc == 0 && list.count == N - 3);
+                kept[run] = list.count;
+                for (size_t i = 0; i < list.count && i < N; i++)
+                    width[run][i] = src.width[i];
+                /* the files after a skipped one moved up, in order */
+                EXPECT(strstr(list.paths[7], names[8 % 4]) &&
+                       strstr(list.paths[N - 4], names[(N - 1) % 4]));
+            } else {
+                EXPECT(rc == -1 && strstr(err, "truncated.png: truncated "
+                                                "PNG"));
+                snprintf(first_err[run], sizeof first_err[run], "%s", err);
+            }
+            inputs_free(&src);
+            path_list_free(&list);
+        }
+    }
+    EXPECT(kept[0] == kept[1] && skipped[0][1] == 3 && skipped[1][1] == 3 &&
+           memcmp(width[0], width[1], kept[0] * sizeof width[0][0]) == 0 &&
+           strcmp(first_err[0], first_err[1]) == 0);
+}
+
 static void test_batch_inputs(void)
 {
     char err[1024];
@@ -750,6 +797,7 @@ int main(int argc, char **argv)
     test_jpeg_huffman_overflow();
     test_hostile_headers();
     test_batch_inputs();
+    test_check_threads();
     threaded_decode("batch", 3);
     threaded_decode("batch_cut", 4);
     return test_summary();

@@ -10,6 +10,8 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
+#include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -111,6 +113,89 @@ static int placeable(const batch_source *src, const char *path, size_t w,
     return 1;
 }
 
+/* What inputs_check's threads learn of each file: its size, or why it
+ * cannot be used. */
+typedef struct {
+    size_t width, height, bytes;
+    char *why;                 /* malloc'd "PATH: reason", or NULL */
+} file_verdict;
+
+typedef struct {
+    const batch_source *src;
+    file_verdict *verdicts;
+    size_t next;               /* the next file to take (under lock) */
+    size_t first_bad;          /* without skip_bad: no file after it is
+                                  needed (under lock) */
+    int skip_bad;
+    pthread_mutex_t lock;
+} check_job;
+
+static void *check_files(void *arg)
+{
+    check_job *job = (check_job *)arg;
+    const path_list *list = job->src->list;
+    char err[1280];
+    for (;;) {
+        pthread_mutex_lock(&job->lock);
+        size_t i = job->next++;
+        int needed = i < list->count && i < job->first_bad;
+        pthread_mutex_unlock(&job->lock);
+        if (!needed)
+            return NULL;
+        file_verdict *v = &job->verdicts[i];
+        size_t len = 0;
+        io_info info;
+        unsigned char *data = io_read_file(list->paths[i], &len, err,
+                                           sizeof err);
+        int bad = !data || io_probe(list->paths[i], data, len,
+                                    job->src->max_pixels, &info, err,
+                                    sizeof err) != 0;
+        free(data);
+        if (!bad) {
+            v->width = info.width;
+            v->height = info.height;
+            v->bytes = info.file_bytes;
+            continue;
+        }
+        /* No memory for the reason: the file is read again in the
+         * list's pass below, which says it there. */
+        v->why = strdup(err);
+        if (!job->skip_bad) {
+            pthread_mutex_lock(&job->lock);
+            if (i < job->first_bad)
+                job->first_bad = i;
+            pthread_mutex_unlock(&job->lock);
+        }
+    }
+}
+
+/* Reads and probes every file on threads; the verdicts in list order. */
+static int check_all(const batch_source *src, int skip_bad,
+                     file_verdict *verdicts)
+{
+    check_job job = {.src = src, .verdicts = verdicts,
+                     .first_bad = SIZE_MAX, .skip_bad = skip_bad};
+    int n = src->threads > 0 ? src->threads : inputs_default_threads();
+    if ((size_t)n > src->list->count)
+        n = src->list->count > 0 ? (int)src->list->count : 1;
+    pthread_t *threads = ib_calloc((size_t)n, sizeof *threads);
+    if (!threads || pthread_mutex_init(&job.lock, NULL) != 0) {
+        free(threads);
+        return -1;
+    }
+    int started = 0;
+    while (started < n &&
+           pthread_create(&threads[started], NULL, check_files, &job) == 0)
+        started++;
+    if (started == 0)  /* no thread to be had: this one does it */
+        check_files(&job);
+    for (int t = 0; t < started; t++)
+        pthread_join(threads[t], NULL);
+    pthread_mutex_destroy(&job.lock);
+    free(threads);
+    return 0;
+}
+
 int inputs_check(batch_source *src, int skip_bad, int verbose,
                  size_t *skipped, size_t *file_bytes, char *err,
                  size_t err_len)
@@ -122,23 +207,41 @@ int inputs_check(batch_source *src, int skip_bad, int verbose,
     *file_bytes = 0;
     src->width = ib_calloc(n, sizeof *src->width);
     src->height = ib_calloc(n, sizeof *src->height);
-    if (!src->width || !src->height) {
+    file_verdict *verdicts = ib_calloc(n, sizeof *verdicts);
+    if (!src->width || !src->height || !verdicts ||
+        check_all(src, skip_bad, verdicts) != 0) {
+        free(verdicts);
         snprintf(err, err_len, "not enough memory for %zu file sizes", n);
         return -1;
     }
-    for (size_t i = 0; i < list->count; i++) {
-        size_t len = 0;
-        io_info info;
-        unsigned char *data = io_read_file(list->paths[i], &len, err,
-                                           err_len);
-        int bad = !data || io_probe(list->paths[i], data, len,
+    int rc = 0;
+    size_t i = 0;
+    for (; i < list->count; i++) {
+        file_verdict *v = &verdicts[i];
+        int bad = v->why != NULL;
+        if (bad) {
+            snprintf(err, err_len, "%s", v->why);
+        } else if (v->width == 0) {  /* its reason was not kept */
+            size_t len = 0;
+            io_info info;
+            unsigned char *data = io_read_file(list->paths[i], &len, err,
+                                               err_len);
+            bad = !data || io_probe(list->paths[i], data, len,
                                     src->max_pixels, &info, err,
                                     err_len) != 0;
-        free(data);
-        bad = bad || !placeable(src, list->paths[i], info.width,
-                                info.height, size_from, err, err_len);
-        if (bad && !skip_bad)
-            return -1;
+            free(data);
+            if (!bad) {
+                v->width = info.width;
+                v->height = info.height;
+                v->bytes = info.file_bytes;
+            }
+        }
+        bad = bad || !placeable(src, list->paths[i], v->width, v->height,
+                                size_from, err, err_len);
+        if (bad && !skip_bad) {
+            rc = -1;
+            break;
+        }
         if (bad) {
             if (verbose)
                 fprintf(stderr, "skipped: %s\n", err);
@@ -147,17 +250,22 @@ int inputs_check(batch_source *src, int skip_bad, int verbose,
             continue;
         }
         if (!size_from) {
-            src->same_width = info.width;
-            src->same_height = info.height;
+            src->same_width = v->width;
+            src->same_height = v->height;
             size_from = list->paths[i];
         }
-        *file_bytes += info.file_bytes;
-        src->width[kept] = info.width;
-        src->height[kept] = info.height;
+        *file_bytes += v->bytes;
+        src->width[kept] = v->width;
+        src->height[kept] = v->height;
         if (list->labels)
             list->labels[kept] = list->labels[i];
         list->paths[kept++] = list->paths[i];
     }
+    for (size_t k = 0; k < list->count; k++)
+        free(verdicts[k].why);
+    free(verdicts);
+    if (rc != 0)
+        return -1;
     list->count = kept;
     if (kept == 0) {
         if (*skipped == 1)

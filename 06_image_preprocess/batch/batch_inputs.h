@@ -41,6 +41,7 @@ typedef struct {
     int channels;            /* planes a decode gives: 1 gray, 3 R, G, B */
     const tf_spec *spec;     /* the tensor: TF_SAME wants one size */
     size_t max_pixels;       /* per file */
+    int threads;             /* inputs_check's; 0: inputs_default_threads */
     /* TF_SAME: the size of every file, and the file that set it */
     size_t same_width, same_height;
 } batch_source;
@@ -76,8 +77,10 @@ int inputs_is_directory(const char *path);
  * TF_SAME all must have the size of the first good one (then
  * src->same_width x same_height), else tf_place_image must place it.
  * Fills src->width and src->height (freed by inputs_free). A bad file is
- * an error, or with skip_bad one "skipped: ..." line on stderr (if
- * verbose), removed from the list (its label with it) and counted.
+ * an error (the first in the list's order), or with skip_bad one
+ * "skipped: ..." line on stderr (if verbose, in the list's order),
+ * removed from the list (its label with it) and counted. The files are
+ * read and probed on src->threads threads, one file at a time each.
  * Returns 0, or -1 with err. */
 int inputs_check(batch_source *src, int skip_bad, int verbose,
                  size_t *skipped, size_t *file_bytes, char *err,

@@ -217,6 +217,7 @@ static imgbatch_status open_files(imgbatch *b)
     b->src.channels = b->spec.channels;
     b->src.spec = &b->spec;
     b->src.max_pixels = o->max_pixels;
+    b->src.threads = o->threads;
     double start = cm_now_ms();
     size_t files = b->list.count;
     if (inputs_check(&b->src, o->skip_bad, o->verbose, &b->skipped,
