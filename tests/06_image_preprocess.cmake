@@ -67,6 +67,7 @@ tool_usage(std_zero "--std: '0' is not numbers above 0" --std 0 d)
 tool_usage(mean_uint8 "--mean and --std do nothing with --dtype uint8"
            --dtype uint8 --mean 0.5 d)
 tool_usage(flip_both "--flip or --no-flip, not both" --flip --no-flip d)
+tool_usage(exif_both "--exif or --no-exif, not both" --exif --no-exif d)
 tool_usage(backend_choice "--nvjpeg-backend: 'npu' is not one of"
            --nvjpeg-backend npu d)
 tool_usage(backend_cpu "--nvjpeg-backend does nothing with --decoder cpu"
@@ -116,6 +117,8 @@ set_tests_properties(${ch}.fixtures PROPERTIES LABELS cpu
                      FIXTURES_SETUP images06)
 set_tests_properties(test_06_images PROPERTIES FIXTURES_REQUIRED images06
                      ENVIRONMENT "FIXTURES_06=${fx}" SKIP_RETURN_CODE 77)
+set_tests_properties(test_06_exif PROPERTIES FIXTURES_REQUIRED images06
+                     ENVIRONMENT "FIXTURES_06=${fx}")
 # The fuzz targets' seed corpus and every input that once crashed one
 # (tests/fuzz/), replayed through the same code in this build.
 set_tests_properties(test_06_fuzz PROPERTIES SKIP_RETURN_CODE 77
@@ -656,6 +659,16 @@ add_test(imgbatch.gpu_bad_zeroed ${tool_sh} bad "${tool}"
          "${jpegs}/wild_zeroed" img_00004.jpg)
 add_test(imgbatch.gpu_all_zeroed ${tool_sh} all-bad "${tool}"
          "${jpegs}/zeroed_only" 1)
+# EXIF orientations 1 to 8: the kernel turns each image upright as the
+# CPU's transform does (the run's checks), in RGB with a crop and in gray
+# resized; the GPU decoder's tensor against the CPU decoder's.
+add_test(imgbatch.gpu_exif_rgb_crop ${tool_sh} exif "${tool}" "${jpegs}/exif"
+         --color rgb --resize-short 40 --crop 32x24)
+add_test(imgbatch.gpu_exif_gray ${tool_sh} exif "${tool}" "${jpegs}/exif"
+         --resize 48x40 --flip)
+add_test(imgbatch.gpu_vs_cpu_exif ${tool_sh} gpu-vs-cpu "${tool}"
+         "${jpegs}/versus_exif" rgb --color rgb --resize 64x48
+         "${jpegs}/exif")
 set_tests_properties(imgbatch.gpu_decode_bare imgbatch.gpu_decode_bare_wild
                      imgbatch.gpu_decode_repeatable imgbatch.gpu_npy_gray_f32
                      imgbatch.gpu_npy_rgb_f16 imgbatch.gpu_npy_u8_crop
@@ -664,6 +677,8 @@ set_tests_properties(imgbatch.gpu_decode_bare imgbatch.gpu_decode_bare_wild
                      imgbatch.gpu_bad_files imgbatch.gpu_bad_garbage
                      imgbatch.gpu_bad_garbage_one_thread
                      imgbatch.gpu_bad_zeroed imgbatch.gpu_all_zeroed
+                     imgbatch.gpu_exif_rgb_crop imgbatch.gpu_exif_gray
+                     imgbatch.gpu_vs_cpu_exif
                      imgbatch.gpu_check_garbled_rgb
                      imgbatch.gpu_check_garbled_gray
                      PROPERTIES LABELS gpu SKIP_RETURN_CODE 77

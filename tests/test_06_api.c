@@ -20,7 +20,7 @@ int main(void)
     tf_spec s;
     imgbatch_defaults(&o);
     EXPECT(o.color == IMGBATCH_GRAY && o.dtype == IMGBATCH_FLOAT32 &&
-           o.flip == 0 && o.std[2] == 1.0f && o.mean[0] == 0.0f &&
+           o.flip == 0 && o.exif == 1 && o.std[2] == 1.0f && o.mean[0] == 0.0f &&
            o.max_pixels > 0 && !o.keep_whole && !o.copy_to_host);
     /* No images: refused, with a reason. */
     EXPECT(check(&o, &s) == IMGBATCH_ERR_OPTIONS &&

@@ -134,6 +134,12 @@ int main(void)
            strstr(imgbatch_failure_reason(), "uint8"));
     imgbatch_options_free(o);
 
+    /* EXIF orientation: on by default, off and on again by name. */
+    o = imgbatch_options_new();
+    EXPECT(o->exif == 1 && set("no-exif", NULL) && o->exif == 0 &&
+           set("exif", NULL) && o->exif == 1);
+    imgbatch_options_free(o);
+
     /* A data set's options: class folders, each pass's order. */
     o = imgbatch_options_new();
     EXPECT(set("folder", "classes") && set("class-folders", NULL) &&

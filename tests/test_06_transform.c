@@ -10,6 +10,7 @@
 #include "../06_image_preprocess/batch/transform_ref.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -229,9 +230,124 @@ static void test_sample_rows(void)
     EXPECT(all);
 }
 
+/* Elementary turns of a w x h plane into out (its new sides in *ow,
+ * *oh): the upright image built step by step, as PIL's exif_transpose
+ * composes them, apart from tf_orient's table. */
+static void transpose(const uint8_t *in, size_t w, size_t h, uint8_t *out)
+{
+    for (size_t y = 0; y < h; y++)
+        for (size_t x = 0; x < w; x++)
+            out[x * h + y] = in[y * w + x];
+}
+
+static void mirror_lr(uint8_t *img, size_t w, size_t h)
+{
+    for (size_t y = 0; y < h; y++)
+        for (size_t x = 0; x < w / 2; x++) {
+            uint8_t t = img[y * w + x];
+            img[y * w + x] = img[y * w + w - 1 - x];
+            img[y * w + w - 1 - x] = t;
+        }
+}
+
+static void mirror_tb(uint8_t *img, size_t w, size_t h)
+{
+    for (size_t y = 0; y < h / 2; y++)
+        for (size_t x = 0; x < w; x++) {
+            uint8_t t = img[y * w + x];
+            img[y * w + x] = img[(h - 1 - y) * w + x];
+            img[(h - 1 - y) * w + x] = t;
+        }
+}
+
+static void upright(int o, const uint8_t *in, size_t w, size_t h,
+                    uint8_t *out, size_t *ow, size_t *oh)
+{
+    int swap = o >= 5;
+    if (swap)
+        transpose(in, w, h, out);
+    else
+        memcpy(out, in, w * h);
+    *ow = swap ? h : w;
+    *oh = swap ? w : h;
+    /* after the transpose: 5 nothing more, 6 mirror, 7 both, 8 top-bottom;
+     * without: 2 mirror, 3 both, 4 top-bottom */
+    if (o == 2 || o == 3 || o == 6 || o == 7)
+        mirror_lr(out, *ow, *oh);
+    if (o == 3 || o == 4 || o == 7 || o == 8)
+        mirror_tb(out, *ow, *oh);
+}
+
+/* EXIF's orientations: the transform of a stored image with its
+ * orientation is, bit for bit, the transform of the image turned
+ * upright first, in every mode, with and without the flip, gray and
+ * RGB; orientations 5 to 8 swap the sides it is placed by. */
+static void test_orientation(void)
+{
+    /* 3 x 2, turned 90 degrees clockwise (6): 2 x 3, by hand. */
+    const uint8_t stored[6] = {1, 2, 3, 4, 5, 6};
+    const uint8_t turned[6] = {4, 1, 5, 2, 6, 3};
+    tf_spec same = spec(TF_SAME, 2, 3, 1, TF_UINT8);
+    tf_place p;
+    uint8_t out[6];
+    EXPECT(tf_place_oriented(&same, 3, 2, 6, &p) == 0 &&
+           p.scaled_w == 2 && p.scaled_h == 3 && p.orientation == 6);
+    tf_image_ref(&same, &p, stored, 1, 3, 2, out);
+    EXPECT(memcmp(out, turned, 6) == 0);
+    EXPECT(tf_place_oriented(&same, 3, 2, 1, &p) == -1);  /* 3 x 2 */
+    EXPECT(tf_place_oriented(&same, 3, 2, 9, &p) == -1 &&
+           p.orientation == 1);  /* out of range: as stored */
+
+    enum { W = 13, H = 7 };
+    uint8_t planes[3 * W * H], up[3 * W * H];
+    for (size_t i = 0; i < sizeof planes; i++)
+        planes[i] = (uint8_t)(i * 89 + (i / W) * 7 + 3);
+    tf_spec cases[] = {
+        spec(TF_RESIZE, 9, 5, 1, TF_UINT8),
+        spec(TF_RESIZE, 29, 17, 3, TF_FLOAT32),
+        spec(TF_SHORT_CROP, 6, 5, 3, TF_FLOAT16),
+        spec(TF_SHORT_CROP, 11, 11, 1, TF_UINT8),
+        spec(TF_SAME, W, H, 1, TF_UINT8),
+        spec(TF_SAME, H, W, 3, TF_UINT8),
+    };
+    cases[2].short_side = 6;
+    cases[3].short_side = 12;
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++)
+        for (int flip = 0; flip < 2; flip++)
+            for (int o = 1; o <= 8; o++) {
+                tf_spec s = cases[k];
+                s.flip = flip;
+                size_t uw = 0, uh = 0;
+                for (int c = 0; c < 3; c++)
+                    upright(o, planes + c * W * H, W, H, up + c * W * H,
+                            &uw, &uh);
+                tf_place po, pu;
+                int placed = tf_place_oriented(&s, W, H, o, &po);
+                EXPECT(placed == tf_place_oriented(&s, uw, uh, 1, &pu));
+                if (placed != 0)
+                    continue;
+                EXPECT(po.scaled_w == pu.scaled_w &&
+                       po.scaled_h == pu.scaled_h &&
+                       po.crop_x == pu.crop_x && po.crop_y == pu.crop_y);
+                size_t bytes = 3 * s.out_w * s.out_h * 4;
+                uint8_t *a = calloc(1, bytes), *b = calloc(1, bytes);
+                tf_image_ref(&s, &po, planes, s.channels, W, H, a);
+                tf_image_ref(&s, &pu, up, s.channels, uw, uh, b);
+                int equal = memcmp(a, b, bytes) == 0;
+                if (!equal)
+                    fprintf(stderr, "case %zu, flip %d, orientation %d: "
+                            "differs from the image turned first\n", k,
+                            flip, o);
+                EXPECT(equal);
+                free(a);
+                free(b);
+            }
+}
+
 int main(void)
 {
     test_bilinear();
+    test_orientation();
     test_places();
     test_values();
     test_image();

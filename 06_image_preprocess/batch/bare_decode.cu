@@ -115,7 +115,7 @@ static void check_last(batch_run *r, const bare_files *f, size_t first,
         size_t w = r->src->width[image], h = r->src->height[image];
         int gray = f->gray[first + i] || r->src->channels == 1;
         tf_image_entry(&x->h_table[i], r->spec, f->slot[first + i], w, h,
-                       gray ? 1 : 3);
+                       gray ? 1 : 3, inputs_orientation(r->src, image));
         r->out_index[i] = image;
         r->gpu_decoded[image] = 1;
     }

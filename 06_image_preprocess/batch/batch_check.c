@@ -191,7 +191,9 @@ static void sampled_item(void *ctx, size_t item, int thread)
     check_stats st;
     memset(&st, 0, sizeof st);
     uint8_t *ref = (uint8_t *)malloc((size_t)r->src->channels * w * h);
-    if (!ref || tf_place_image(r->spec, w, h, &p) != 0) {
+    if (!ref || tf_place_oriented(r->spec, w, h,
+                                  inputs_orientation(r->src, image),
+                                  &p) != 0) {
         t->unreadable++;
         why = "not enough memory to decode it again";
     } else if (inputs_decode(r->src, image, ref, err, sizeof err) != 0) {
@@ -321,7 +323,9 @@ void check_back_item(void *ctx, size_t pos, int thread)
         uint8_t *ref = (uint8_t *)malloc(r->image_bytes);
         tf_place p;
         size_t w = r->src->width[image], h = r->src->height[image];
-        bad = !ref || tf_place_image(r->spec, w, h, &p) != 0;
+        bad = !ref || tf_place_oriented(r->spec, w, h,
+                                        inputs_orientation(r->src, image),
+                                        &p) != 0;
         if (!bad) {
             tf_image_ref(r->spec, &p, x->h_staging + x->slot[j],
                          x->planes[j], w, h, ref);

@@ -128,6 +128,8 @@ void batch_cli_parse(int argc, char **argv, batch_options *b)
 
     if (cm_given(&cli, &b->opt, "flip") && cm_given(&cli, &b->opt, "no-flip"))
         cm_usage_error("--flip or --no-flip, not both");
+    if (cm_given(&cli, &b->opt, "exif") && cm_given(&cli, &b->opt, "no-exif"))
+        cm_usage_error("--exif or --no-exif, not both");
     int resize = cm_given(&cli, &b->opt, "resize");
     int crop = cm_given(&cli, &b->opt, "crop");
     if (resize && (o->resize_short || crop))

@@ -2,6 +2,7 @@
  * is touched, decoded on the CPU. */
 #include "batch_inputs.h"
 #include "dataset.h"
+#include "exif.h"
 #include "cpus.h"
 #include "files.h"
 #include "lib_support.h"
@@ -117,8 +118,32 @@ static int placeable(const batch_source *src, const char *path, size_t w,
  * cannot be used. */
 typedef struct {
     size_t width, height, bytes;
+    int orientation;           /* EXIF's, with src->exif; else 1 */
     char *why;                 /* malloc'd "PATH: reason", or NULL */
 } file_verdict;
+
+/* A file's verdict from its bytes: its size and orientation, or why it
+ * cannot be used (in err; -1). */
+static int probe_file(const batch_source *src, size_t i, file_verdict *v,
+                      char *err, size_t err_len)
+{
+    const char *path = src->list->paths[i];
+    size_t len = 0;
+    io_info info;
+    unsigned char *data = io_read_file(path, &len, err, err_len);
+    int bad = !data || io_probe(path, data, len, src->max_pixels, &info,
+                                err, err_len) != 0;
+    if (!bad) {
+        v->width = info.width;
+        v->height = info.height;
+        v->bytes = info.file_bytes;
+        v->orientation = src->exif && strcmp(info.format, "JPEG") == 0
+                             ? exif_orientation(data, len)
+                             : 1;
+    }
+    free(data);
+    return bad ? -1 : 0;
+}
 
 typedef struct {
     const batch_source *src;
@@ -143,20 +168,8 @@ static void *check_files(void *arg)
         if (!needed)
             return NULL;
         file_verdict *v = &job->verdicts[i];
-        size_t len = 0;
-        io_info info;
-        unsigned char *data = io_read_file(list->paths[i], &len, err,
-                                           sizeof err);
-        int bad = !data || io_probe(list->paths[i], data, len,
-                                    job->src->max_pixels, &info, err,
-                                    sizeof err) != 0;
-        free(data);
-        if (!bad) {
-            v->width = info.width;
-            v->height = info.height;
-            v->bytes = info.file_bytes;
+        if (probe_file(job->src, i, v, err, sizeof err) == 0)
             continue;
-        }
         /* No memory for the reason: the file is read again in the
          * list's pass below, which says it there. */
         v->why = strdup(err);
@@ -207,8 +220,10 @@ int inputs_check(batch_source *src, int skip_bad, int verbose,
     *file_bytes = 0;
     src->width = ib_calloc(n, sizeof *src->width);
     src->height = ib_calloc(n, sizeof *src->height);
+    src->orientation = src->exif ? ib_calloc(n, 1) : NULL;
     file_verdict *verdicts = ib_calloc(n, sizeof *verdicts);
-    if (!src->width || !src->height || !verdicts ||
+    if (!src->width || !src->height || (src->exif && !src->orientation) ||
+        !verdicts ||
         check_all(src, skip_bad, verdicts) != 0) {
         free(verdicts);
         snprintf(err, err_len, "not enough memory for %zu file sizes", n);
@@ -222,22 +237,14 @@ int inputs_check(batch_source *src, int skip_bad, int verbose,
         if (bad) {
             snprintf(err, err_len, "%s", v->why);
         } else if (v->width == 0) {  /* its reason was not kept */
-            size_t len = 0;
-            io_info info;
-            unsigned char *data = io_read_file(list->paths[i], &len, err,
-                                               err_len);
-            bad = !data || io_probe(list->paths[i], data, len,
-                                    src->max_pixels, &info, err,
-                                    err_len) != 0;
-            free(data);
-            if (!bad) {
-                v->width = info.width;
-                v->height = info.height;
-                v->bytes = info.file_bytes;
-            }
+            bad = probe_file(src, i, v, err, err_len) != 0;
         }
-        bad = bad || !placeable(src, list->paths[i], v->width, v->height,
-                                size_from, err, err_len);
+        /* Placed as it is upright: orientations 5 to 8 swap its sides. */
+        int turned = !bad && v->orientation >= 5;
+        size_t up_w = turned ? v->height : v->width;
+        size_t up_h = turned ? v->width : v->height;
+        bad = bad || !placeable(src, list->paths[i], up_w, up_h, size_from,
+                                err, err_len);
         if (bad && !skip_bad) {
             rc = -1;
             break;
@@ -250,13 +257,15 @@ int inputs_check(batch_source *src, int skip_bad, int verbose,
             continue;
         }
         if (!size_from) {
-            src->same_width = v->width;
-            src->same_height = v->height;
+            src->same_width = up_w;
+            src->same_height = up_h;
             size_from = list->paths[i];
         }
         *file_bytes += v->bytes;
         src->width[kept] = v->width;
         src->height[kept] = v->height;
+        if (src->orientation)
+            src->orientation[kept] = (uint8_t)v->orientation;
         if (list->labels)
             list->labels[kept] = list->labels[i];
         list->paths[kept++] = list->paths[i];
@@ -283,7 +292,17 @@ void inputs_free(batch_source *src)
 {
     free(src->width);
     free(src->height);
+    free(src->orientation);
     src->width = src->height = NULL;
+    src->orientation = NULL;
+}
+
+int inputs_orientation(const batch_source *src, size_t i)
+{
+    return src->orientation && src->orientation[i] >= 1 &&
+                   src->orientation[i] <= 8
+               ? src->orientation[i]
+               : 1;
 }
 
 int inputs_survey(const path_list *list, size_t *bytes, size_t *jpegs,

@@ -42,6 +42,9 @@ typedef struct {
     const tf_spec *spec;     /* the tensor: TF_SAME wants one size */
     size_t max_pixels;       /* per file */
     int threads;             /* inputs_check's; 0: inputs_default_threads */
+    int exif;                /* turn each JPEG upright by its EXIF
+                                orientation (inputs_check reads it) */
+    uint8_t *orientation;    /* each kept file's, 1 to 8; NULL: all 1 */
     /* TF_SAME: the size of every file, and the file that set it */
     size_t same_width, same_height;
 } batch_source;
@@ -86,6 +89,10 @@ int inputs_check(batch_source *src, int skip_bad, int verbose,
                  size_t *skipped, size_t *file_bytes, char *err,
                  size_t err_len);
 void inputs_free(batch_source *src);
+
+/* The EXIF orientation (1 to 8) that turns kept file i upright: its
+ * own with src->exif, else 1. */
+int inputs_orientation(const batch_source *src, size_t i);
 
 /* Each checked file's size in bytes[i] (list->count of them) and the
  * number that start as a JPEG does (FF D8), in *jpegs. Returns 0, or -1

@@ -111,6 +111,8 @@ typedef struct {
     size_t resize_short, crop_width, crop_height;
     float mean[3], std[3];     /* per channel; std > 0 */
     int flip;                  /* mirror each image left to right */
+    int exif;                  /* turn each JPEG upright by its EXIF
+                                  orientation first (default 1) */
     /* keep the whole tensor on the GPU when it fits (imgbatch_info says
      * where), so that each batch is a slice of it; else, and by
      * default, batches take turns in a few buffers */
@@ -181,8 +183,9 @@ typedef struct {
 
 /* Gray, float32, mean 0 and std 1 (x / 255), not flipped (the
  * tutorial's cp.flip is an augmentation, wrong in evaluation: set flip
- * for it), 16384 x 16384 pixels at most, device 0, world_size 1, the
- * rest 0 (files in turn, not shuffled, seed 0). */
+ * for it), JPEGs turned upright by their EXIF orientation, 16384 x
+ * 16384 pixels at most, device 0, world_size 1, the rest 0 (files in
+ * turn, not shuffled, seed 0). */
 void imgbatch_defaults(imgbatch_options *o);
 
 /* Checks the options and every file (its header, its size), then opens

@@ -218,6 +218,7 @@ static imgbatch_status open_files(imgbatch *b)
     b->src.spec = &b->spec;
     b->src.max_pixels = o->max_pixels;
     b->src.threads = o->threads;
+    b->src.exif = o->exif;
     double start = cm_now_ms();
     size_t files = b->list.count;
     if (inputs_check(&b->src, o->skip_bad, o->verbose, &b->skipped,
@@ -236,8 +237,10 @@ static imgbatch_status open_files(imgbatch *b)
     if (!o->verbose)
         return IMGBATCH_OK;
     size_t min_w = SIZE_MAX, max_w = 0, min_h = SIZE_MAX, max_h = 0;
+    size_t turned = 0;
     for (size_t i = 0; i < b->list.count; i++) {
         size_t w = b->src.width[i], h = b->src.height[i];
+        turned += inputs_orientation(&b->src, i) != 1;
         min_w = w < min_w ? w : min_w;
         max_w = w > max_w ? w : max_w;
         min_h = h < min_h ? h : min_h;
@@ -247,9 +250,13 @@ static imgbatch_status open_files(imgbatch *b)
     if (b->list.unread)
         snprintf(unread, sizeof unread, ", %zu other file%s left out",
                  b->list.unread, b->list.unread == 1 ? "" : "s");
+    char upright[80] = "";  /* sizes as stored; these turned after */
+    if (turned)
+        snprintf(upright, sizeof upright, ", %zu turned upright by EXIF",
+                 turned);
     printf("batch: %zu images of %zu files (%zu skipped%s), %zu to %zu x "
-           "%zu to %zu pixels, checked in %.1f ms\n", b->list.count, files,
-           b->skipped, unread, min_w, max_w, min_h, max_h,
+           "%zu to %zu pixels%s, checked in %.1f ms\n", b->list.count,
+           files, b->skipped, unread, min_w, max_w, min_h, max_h, upright,
            cm_now_ms() - start);
     say_classes(&b->list, o->folder);
     say_transform(&b->spec);

@@ -30,6 +30,7 @@ void imgbatch_defaults(imgbatch_options *o)
     for (int c = 0; c < 3; c++)
         o->std[c] = 1.0f;
     o->flip = 0;
+    o->exif = 1;
     o->max_pixels = IO_DEFAULT_MAX_PIXELS;
     o->world_size = 1;
 }

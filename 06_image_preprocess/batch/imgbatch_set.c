@@ -88,6 +88,13 @@ static const ib_option OPTIONS[] = {
      "(an augmentation: not in evaluation)"}},
     {.on_cli = 1, .spec = {.name = "no-flip", .type = CM_OPT_FLAG,
      .value = &(int){0}, .help = "do not (the default)"}},
+    {.on_cli = 1, .spec = {.name = "exif", .type = CM_OPT_FLAG,
+     .value = &(int){0},
+     .help = "turn each JPEG upright by its EXIF orientation before the "
+     "resize (the default, as DALI's decoder; torchvision's decode_jpeg "
+     "and PIL do not)"}},
+    {.on_cli = 1, .spec = {.name = "no-exif", .type = CM_OPT_FLAG,
+     .value = &(int){0}, .help = "take each JPEG as stored"}},
     {.on_cli = 1, .spec = {.name = "skip-bad", .type = CM_OPT_FLAG,
      .value = &(int){0},
      .help = "skip (and count) files that cannot be used instead of "
@@ -310,6 +317,8 @@ static imgbatch_status apply(imgbatch_options *o, const cm_opt *spec,
         o->backend = (imgbatch_backend)k;
     else if (strcmp(name, "flip") == 0 || strcmp(name, "no-flip") == 0)
         o->flip = name[0] == 'f';
+    else if (strcmp(name, "exif") == 0 || strcmp(name, "no-exif") == 0)
+        o->exif = name[0] == 'e';
     else if (strcmp(name, "skip-bad") == 0)
         o->skip_bad = 1;
     else if (strcmp(name, "class-folders") == 0)

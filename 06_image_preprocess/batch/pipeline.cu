@@ -228,7 +228,7 @@ static int submit(batch_run *r, batch_buf *x)
         count_route(c, x->how[j], x->why[j]);
         /* inputs_check placed it */
         tf_image_entry(&x->h_table[pos], r->spec, x->slot[j], w, h,
-                       x->planes[j]);
+                       x->planes[j], inputs_orientation(r->src, image));
         if (x->how[j] == ROUTE_CPU &&
             RUN_CUDA(r, cudaMemcpyAsync(x->d_arena + x->slot[j],
                                         x->h_staging + x->slot[j],

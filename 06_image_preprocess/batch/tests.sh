@@ -16,7 +16,8 @@
 #       bytes that hold no marker, the 18th cut in half), wild_garbage
 #       (the same, but the cut one), wild_zeroed (12 wild files, the
 #       5th's scan data zeroed in its middle fifth: stb_image decodes it
-#       without an error) and zeroed_only (that file alone)
+#       without an error), zeroed_only (that file alone) and exif (40
+#       wild files, the Exif ones' orientations set to 1 to 8 in turn)
 #   tests.sh engine BIN
 #       --print-engine says "JPEG engine: yes" or "none", and "none
 #       (IMGBATCH_EMULATE_NO_ENGINE=1)" with that switch set
@@ -37,6 +38,10 @@
 #       a run with --out-npy OUT prints PASS; OUT's header names DESCR
 #       ('<f2') and SHAPE ("(40, 3, 48, 64)"), and its size is the header
 #       and the data that shape and type need
+#   tests.sh exif BIN DIR ARGS...
+#       imgbatch ARGS DIR passes with EXIF orientations applied (7 or more
+#       images turned, on the batch: line) and with --no-exif (none), and
+#       the two tensors differ
 #   tests.sh gpu-vs-cpu BIN OUT gray|rgb ARGS...
 #       ARGS through --decoder gpu and --decoder cpu into uint8 .npy
 #       files: the same header; gray: no level more than 1 apart, at most
@@ -179,6 +184,25 @@ corpora)
         count=$((size / 5)) conv=notrunc status=none || exit 1
     rm -rf "$dir/zeroed_only"
     mkdir "$dir/zeroed_only" && cp "$zeroed" "$dir/zeroed_only/" || exit 1
+    # EXIF orientations 1 to 8: the corpus's Exif segment holds tag 274
+    # (Orientation) as 1, in little-endian TIFF; each Exif file's value
+    # is set in turn.
+    mk exif --count 40 --kind wild --seed 6
+    python3 - "$dir/exif" <<'PY' || exit 1
+import os, sys
+tag = bytes([0x12, 0x01, 3, 0, 1, 0, 0, 0, 1, 0])
+turned = 0
+for name in sorted(os.listdir(sys.argv[1])):
+    path = os.path.join(sys.argv[1], name)
+    data = bytearray(open(path, "rb").read())
+    at = data.find(tag)
+    if at < 0:
+        continue
+    data[at + 8] = turned % 8 + 1
+    turned += 1
+    open(path, "wb").write(data)
+sys.exit(0 if turned >= 8 else "exif: %d Exif files, fewer than 8" % turned)
+PY
     ;;
 garbled)
     name=$1 n=$2
@@ -326,6 +350,27 @@ gpu-vs-cpu)
                       -sum > 0.5 * values
             exit bad }' || fail "the GPU and CPU tensors differ too much"
     rm -f "$g" "$c" "$out.log"
+    ;;
+exif)
+    # exif DIR ARGS...: DIR's JPEGs with EXIF orientations; a run that
+    # turns them upright (the default) and one with --no-exif both PASS
+    # (every check against the CPU's transform holds), only the first
+    # says how many it turned, and their tensors differ.
+    dir=$1
+    shift
+    out=$(mktemp) || exit 1
+    trap 'rm -f "$out" "$out".*' EXIT
+    passes "$out" "$bin" --out-npy "$out.up.npy" "$@" "$dir"
+    turned=$(sed -n 's/^batch: .*, \([0-9]*\) turned upright by EXIF,.*/\1/p' \
+        "$out")
+    [ -n "$turned" ] && [ "$turned" -ge 7 ] ||
+        fail "expected 7 or more images turned upright by EXIF" "$out"
+    passes "$out" "$bin" --no-exif --out-npy "$out.stored.npy" "$@" "$dir"
+    ! grep -q 'turned upright' "$out" ||
+        fail "--no-exif: turned images all the same" "$out"
+    cmp -s "$out.up.npy" "$out.stored.npy" &&
+        fail "the tensors with and without --no-exif are the same"
+    echo "$turned images turned upright by EXIF; PASS with and without"
     ;;
 bad)
     dir=$1

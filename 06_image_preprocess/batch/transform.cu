@@ -87,14 +87,38 @@ __device__ __forceinline__ void store(void *out, size_t at, unsigned level,
         ((unsigned short *)out)[at] = __half_as_ushort(__float2half_rn(v));
 }
 
+/* Where pixel (u, v) of the upright image is stored: tf_orient, as an
+ * index of the stored plane (sw x sh). */
+__device__ __forceinline__ size_t stored_at(unsigned o, unsigned u,
+                                            unsigned v, unsigned sw,
+                                            unsigned sh)
+{
+    unsigned x = u, y = v;
+    switch (o) {
+    case 2: x = sw - 1 - u; break;
+    case 3: x = sw - 1 - u; y = sh - 1 - v; break;
+    case 4: y = sh - 1 - v; break;
+    case 5: x = v; y = u; break;
+    case 6: x = v; y = sh - 1 - u; break;
+    case 7: x = sw - 1 - v; y = sh - 1 - u; break;
+    case 8: x = sw - 1 - v; y = u; break;
+    default: break;
+    }
+    return (size_t)y * sw + x;
+}
+
 __global__ void transform_kernel(void *out, const tf_image *table,
                                  const uint8_t *arena, tf_params p)
 {
     const tf_image d = table[blockIdx.y];
     unsigned n = p.out_w * p.out_h;
     size_t base = (size_t)blockIdx.y * p.channels * n;
+    /* Its upright size (EXIF's orientations 5 to 8 swap the sides). */
+    unsigned o = d.orientation;
+    unsigned up_w = o >= 5 ? d.src_h : d.src_w;
+    unsigned up_h = o >= 5 ? d.src_w : d.src_h;
     /* Taken as it is (every image the tensor's size): one load. */
-    bool same = d.scaled_w == d.src_w && d.scaled_h == d.src_h &&
+    bool same = d.scaled_w == up_w && d.scaled_h == up_h &&
                 d.crop_x == 0 && d.crop_y == 0;
     const uint8_t *plane0 = arena + d.offset;
     for (unsigned i = blockIdx.x * blockDim.x + threadIdx.x; i < n;
@@ -103,22 +127,26 @@ __global__ void transform_kernel(void *out, const tf_image *table,
         size_t at = base + (size_t)y * p.out_w +
                     (p.flip ? p.out_w - 1 - x : x);
         if (same) {
-            size_t from = (size_t)y * d.src_w + x;
+            size_t from = stored_at(o, x, y, d.src_w, d.src_h);
             for (unsigned c = 0; c < p.channels; c++)
                 store(out, at + (size_t)c * n,
                       plane0[(size_t)c * d.plane_bytes + from], c, &p);
             continue;
         }
         unsigned x0, x1, wx, y0, y1, wy;
-        axis(x + d.crop_x, d.scaled_w, d.src_w, &x0, &x1, &wx);
-        axis(y + d.crop_y, d.scaled_h, d.src_h, &y0, &y1, &wy);
-        size_t top = (size_t)y0 * d.src_w, bottom = (size_t)y1 * d.src_w;
+        axis(x + d.crop_x, d.scaled_w, up_w, &x0, &x1, &wx);
+        axis(y + d.crop_y, d.scaled_h, up_h, &y0, &y1, &wy);
+        /* The four pixels of the upright image, where they are stored. */
+        size_t a00 = stored_at(o, x0, y0, d.src_w, d.src_h);
+        size_t a10 = stored_at(o, x1, y0, d.src_w, d.src_h);
+        size_t a01 = stored_at(o, x0, y1, d.src_w, d.src_h);
+        size_t a11 = stored_at(o, x1, y1, d.src_w, d.src_h);
         for (unsigned c = 0; c < p.channels; c++) {
             const uint8_t *in = plane0 + (size_t)c * d.plane_bytes;
-            unsigned upper = in[top + x0] * (TF_WEIGHT_ONE - wx) +
-                             in[top + x1] * wx;
-            unsigned lower = in[bottom + x0] * (TF_WEIGHT_ONE - wx) +
-                             in[bottom + x1] * wx;
+            unsigned upper = in[a00] * (TF_WEIGHT_ONE - wx) +
+                             in[a10] * wx;
+            unsigned lower = in[a01] * (TF_WEIGHT_ONE - wx) +
+                             in[a11] * wx;
             unsigned v = upper * (TF_WEIGHT_ONE - wy) + lower * wy;
             store(out, at + (size_t)c * n,
                   (v + (1u << (2 * TF_WEIGHT_BITS - 1))) >>
@@ -129,10 +157,10 @@ __global__ void transform_kernel(void *out, const tf_image *table,
 }
 
 void tf_image_entry(tf_image *t, const tf_spec *s, size_t offset, size_t w,
-                    size_t h, int planes)
+                    size_t h, int planes, int orientation)
 {
     tf_place p;
-    tf_place_image(s, w, h, &p);
+    tf_place_oriented(s, w, h, orientation, &p);
     memset(t, 0, sizeof *t);
     t->offset = offset;
     t->plane_bytes = planes == 3 ? (unsigned)(w * h) : 0;
@@ -142,6 +170,7 @@ void tf_image_entry(tf_image *t, const tf_spec *s, size_t offset, size_t w,
     t->scaled_h = (unsigned)p.scaled_h;
     t->crop_x = (unsigned)p.crop_x;
     t->crop_y = (unsigned)p.crop_y;
+    t->orientation = (unsigned)p.orientation;
 }
 
 cudaError_t launch_transform(void *d_out, const tf_image *d_table, int n,

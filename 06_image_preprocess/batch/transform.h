@@ -27,23 +27,24 @@ extern "C" {
 
 /* One image of a batch, for the kernel (40 bytes): where its decoded
  * planes lie in the arena (plane c at offset + c * plane_bytes; 0: one
- * gray plane for every channel), its size (rows of src_w bytes) and its
- * place (transform_ref.h). Its slot is its index in the table. */
+ * gray plane for every channel), its size as stored (rows of src_w
+ * bytes), its place (transform_ref.h) and the EXIF orientation that
+ * turns it upright. Its slot is its index in the table. */
 typedef struct {
     unsigned long long offset;
     unsigned plane_bytes;
     unsigned src_w, src_h;
     unsigned scaled_w, scaled_h;
     unsigned crop_x, crop_y;
-    unsigned unused;
+    unsigned orientation;    /* 1 to 8 (tf_orient) */
 } tf_image;
 
-/* The table entry of a w x h image whose decoded planes start at
- * `offset` in the arena: `planes` of them (3), or one gray plane for
- * every channel (1), and its place (tf_place_image, which the caller
- * has checked can place it). */
+/* The table entry of a w x h image (as stored) whose decoded planes
+ * start at `offset` in the arena: `planes` of them (3), or one gray
+ * plane for every channel (1), and its place (tf_place_oriented, which
+ * the caller has checked can place it). */
 void tf_image_entry(tf_image *t, const tf_spec *s, size_t offset, size_t w,
-                    size_t h, int planes);
+                    size_t h, int planes, int orientation);
 
 /* Writes images 0 .. n - 1 of the table as n consecutive tensor images
  * (channels x out_h x out_w elements each) from d_out on. Sides up to

@@ -17,7 +17,19 @@ static size_t half_to_even(size_t d)
 int tf_place_image(const tf_spec *s, size_t src_w, size_t src_h,
                    tf_place *p)
 {
+    return tf_place_oriented(s, src_w, src_h, 1, p);
+}
+
+int tf_place_oriented(const tf_spec *s, size_t src_w, size_t src_h,
+                      int orientation, tf_place *p)
+{
     memset(p, 0, sizeof *p);
+    p->orientation = orientation >= 1 && orientation <= 8 ? orientation : 1;
+    if (p->orientation >= 5) {  /* upright, it is src_h wide */
+        size_t t = src_w;
+        src_w = src_h;
+        src_h = t;
+    }
     if (src_w == 0 || src_h == 0 || src_w > TF_MAX_SIDE ||
         src_h > TF_MAX_SIDE)
         return -1;
@@ -70,18 +82,48 @@ void tf_axis(size_t d, size_t scaled, size_t src, size_t *lo, size_t *hi,
     *w = (unsigned)((rem * TF_WEIGHT_ONE + scaled) / den);
 }
 
+void tf_orient(int orientation, size_t u, size_t v, size_t sw, size_t sh,
+               size_t *x, size_t *y)
+{
+    switch (orientation) {
+    case 2: *x = sw - 1 - u; *y = v; break;
+    case 3: *x = sw - 1 - u; *y = sh - 1 - v; break;
+    case 4: *x = u; *y = sh - 1 - v; break;
+    case 5: *x = v; *y = u; break;
+    case 6: *x = v; *y = sh - 1 - u; break;
+    case 7: *x = sw - 1 - v; *y = sh - 1 - u; break;
+    case 8: *x = sw - 1 - v; *y = u; break;
+    default: *x = u; *y = v; break;
+    }
+}
+
+/* Pixel (u, v) of the upright image, from the stored plane. */
+static unsigned upright_at(const uint8_t *plane, size_t src_w, size_t src_h,
+                           int orientation, size_t u, size_t v)
+{
+    size_t x, y;
+    tf_orient(orientation, u, v, src_w, src_h, &x, &y);
+    return plane[y * src_w + x];
+}
+
 unsigned tf_level_at(const uint8_t *plane, size_t src_w, size_t src_h,
                      const tf_place *p, size_t x, size_t y)
 {
+    int o = p->orientation >= 1 && p->orientation <= 8 ? p->orientation : 1;
+    size_t up_w = o >= 5 ? src_h : src_w, up_h = o >= 5 ? src_w : src_h;
     size_t x0, x1, y0, y1;
     unsigned wx, wy;
-    tf_axis(x + p->crop_x, p->scaled_w, src_w, &x0, &x1, &wx);
-    tf_axis(y + p->crop_y, p->scaled_h, src_h, &y0, &y1, &wy);
-    const uint8_t *top = plane + y0 * src_w, *bottom = plane + y1 * src_w;
+    tf_axis(x + p->crop_x, p->scaled_w, up_w, &x0, &x1, &wx);
+    tf_axis(y + p->crop_y, p->scaled_h, up_h, &y0, &y1, &wy);
     /* Rows first, then between them; all in integers, at most
-     * 255 * 2^22, so nothing is lost and nothing overflows 32 bits. */
-    uint32_t upper = top[x0] * (TF_WEIGHT_ONE - wx) + top[x1] * wx;
-    uint32_t lower = bottom[x0] * (TF_WEIGHT_ONE - wx) + bottom[x1] * wx;
+     * 255 * 2^22, so nothing is lost and nothing overflows 32 bits. The
+     * four pixels are the upright image's, read where they are stored. */
+    uint32_t upper =
+        upright_at(plane, src_w, src_h, o, x0, y0) * (TF_WEIGHT_ONE - wx) +
+        upright_at(plane, src_w, src_h, o, x1, y0) * wx;
+    uint32_t lower =
+        upright_at(plane, src_w, src_h, o, x0, y1) * (TF_WEIGHT_ONE - wx) +
+        upright_at(plane, src_w, src_h, o, x1, y1) * wx;
     uint32_t v = upper * (TF_WEIGHT_ONE - wy) + lower * wy;
     return (v + (1u << (2 * TF_WEIGHT_BITS - 1))) >> (2 * TF_WEIGHT_BITS);
 }

@@ -53,16 +53,34 @@ typedef struct {
     int flip;                /* mirror left-right after the resize */
 } tf_spec;
 
-/* Where an image goes: scaled to scaled_w x scaled_h, of which the
- * window at (crop_x, crop_y), out_w x out_h, is the tensor's image. */
+/* Where an image goes: turned upright by its orientation, scaled to
+ * scaled_w x scaled_h, of which the window at (crop_x, crop_y), out_w x
+ * out_h, is the tensor's image. */
 typedef struct {
     size_t scaled_w, scaled_h, crop_x, crop_y;
+    int orientation;         /* EXIF's, 1 to 8 (tf_orient); 0 as 1 */
 } tf_place;
 
-/* The place of a src_w x src_h image. Returns 0, or -1 when it cannot
- * fill the window (TF_SAME and another size; a side over TF_MAX_SIDE). */
+/* The place of a src_w x src_h image, as stored (orientation 1). Returns
+ * 0, or -1 when it cannot fill the window (TF_SAME and another size; a
+ * side over TF_MAX_SIDE). */
 int tf_place_image(const tf_spec *s, size_t src_w, size_t src_h,
                    tf_place *p);
+
+/* The same for an image stored src_w x src_h that EXIF's orientation
+ * (1 to 8; anything else: 1) turns upright: placed, scaled and cropped
+ * as its upright self, src_h x src_w for orientations 5 to 8. */
+int tf_place_oriented(const tf_spec *s, size_t src_w, size_t src_h,
+                      int orientation, tf_place *p);
+
+/* EXIF's orientation (TIFF tag 274) says how to turn the stored image
+ * upright: 1 as it is, 2 mirrored left-right, 3 turned 180 degrees, 4
+ * mirrored top-bottom, 5 transposed (rows become columns), 6 turned 90
+ * degrees clockwise, 7 transposed across the other diagonal, 8 turned
+ * 90 degrees counter-clockwise. Pixel (u, v) of the upright image is
+ * pixel (*x, *y) of the stored one, sw x sh. */
+void tf_orient(int orientation, size_t u, size_t v, size_t sw, size_t sh,
+               size_t *x, size_t *y);
 
 /* One axis of the bilinear map, pixel centres aligned (cv2.INTER_LINEAR,
  * F.interpolate(align_corners=False)): output index d of a scaled axis
@@ -74,7 +92,7 @@ void tf_axis(size_t d, size_t scaled, size_t src, size_t *lo, size_t *hi,
              unsigned *w);
 
 /* The level (0..255) of output pixel (x, y), before the flip, from one
- * plane of src_w x src_h bytes. */
+ * plane of src_w x src_h bytes as stored (p turns it upright). */
 unsigned tf_level_at(const uint8_t *plane, size_t src_w, size_t src_h,
                      const tf_place *p, size_t x, size_t y);
 

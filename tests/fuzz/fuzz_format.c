@@ -2,13 +2,15 @@
  * checks (06_image_preprocess/image_format.c) on any bytes, as io_probe
  * calls them: fmt_sniff, then the check of the format it names; then,
  * for a JPEG that passes, the walk of its codes (jpeg_walk.c), as the
- * loader runs it before stb_image decodes.
+ * loader runs it before stb_image decodes; and the EXIF orientation
+ * reader (batch/exif.c) on every input.
  *
  *   make fuzz                  builds $(BUILD)/fuzz/fuzz_format, runs it
  *   tests/test_06_fuzz.c       replays tests/fuzz/corpus/ and crashes/
  */
 #include "../../06_image_preprocess/image_format.h"
 #include "../../06_image_preprocess/jpeg_walk.h"
+#include "../../06_image_preprocess/batch/exif.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -31,6 +33,10 @@ int fuzz_format(const uint8_t *data, size_t size)
         rc = fmt_check_pnm(data, size, format, why, sizeof why);
     /* A refusal always says why, on one line. */
     if (rc != 0 && (why[0] == '\0' || strchr(why, '\n')))
+        abort();
+    /* Any bytes: an EXIF orientation of 1 to 8. */
+    int orientation = exif_orientation(data, size);
+    if (orientation < 1 || orientation > 8)
         abort();
     /* A JPEG that passes: its codes walked, as the loader walks them
      * (at most 2^22 pixels, as fuzz_load's cap). */
