@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 
 enum { W = 37, H = 23 };  /* odd sizes on purpose */
 /* As test_06_fixtures.c writes them. */
@@ -569,6 +570,16 @@ static void test_check_threads(void)
                                   &bytes, err, sizeof err);
             if (skip_bad) {
                 EXPECT(rc == 0 && list.count == N - 3);
+                /* each kept file's size as read, and the JPEGs among them
+                 * (rgb.jpg: the indices 1 mod 4 but 41, now empty.png) */
+                size_t jpegs = 0, sizes_ok = 1;
+                for (size_t i = 0; i < list.count && i < N; i++) {
+                    struct stat st;
+                    sizes_ok &= stat(list.paths[i], &st) == 0 &&
+                                (size_t)st.st_size == src.bytes[i];
+                    jpegs += strstr(list.paths[i], "rgb.jpg") != NULL;
+                }
+                EXPECT(sizes_ok && jpegs == 14 && src.jpegs == jpegs);
                 kept[run] = list.count;
                 for (size_t i = 0; i < list.count && i < N; i++)
                     width[run][i] = src.width[i];

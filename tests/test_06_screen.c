@@ -247,34 +247,6 @@ static void test_decoder_choice(void)
     EXPECT(!p.try_nvjpeg && !p.note && strcmp(p.cpu_why, "--decoder cpu") == 0);
 }
 
-/* inputs_survey: each file's size, the JPEGs counted by their first two
- * bytes whatever their name; a file gone since is an error naming it. */
-static void test_survey(void)
-{
-    const char *names[3] = {"06_survey_a.jpg", "06_survey_b.png",
-                            "06_survey_c.dat"};
-    const char *bytes[3] = {"\xFF\xD8\xFF\xE0xx", "\x89PNG", "\xFF\xD8"};
-    const size_t sizes[3] = {6, 4, 2};
-    char *paths[3];
-    for (int k = 0; k < 3; k++) {
-        FILE *f = fopen(names[k], "wb");
-        EXPECT(f && fwrite(bytes[k], 1, sizes[k], f) == sizes[k]);
-        if (f)
-            fclose(f);
-        paths[k] = (char *)names[k];
-    }
-    path_list list = {.paths = paths, .count = 3};
-    size_t got[3] = {0, 0, 0}, jpegs = 9;
-    char err[256];
-    EXPECT(inputs_survey(&list, got, &jpegs, err, sizeof err) == 0);
-    EXPECT(got[0] == 6 && got[1] == 4 && got[2] == 2 && jpegs == 2);
-    remove(names[1]);
-    EXPECT(inputs_survey(&list, got, &jpegs, err, sizeof err) == -1 &&
-           strstr(err, "06_survey_b.png: cannot open"));
-    remove(names[0]);
-    remove(names[2]);
-}
-
 int main(void)
 {
     test_built_headers();
@@ -282,6 +254,5 @@ int main(void)
     test_bad_bytes();
     test_corpus_files();
     test_decoder_choice();
-    test_survey();
     return test_summary();
 }

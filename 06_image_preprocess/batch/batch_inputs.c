@@ -119,6 +119,7 @@ static int placeable(const batch_source *src, const char *path, size_t w,
 typedef struct {
     size_t width, height, bytes;
     int orientation;           /* EXIF's, with src->exif; else 1 */
+    int jpeg;                  /* it starts FF D8 */
     char *why;                 /* malloc'd "PATH: reason", or NULL */
 } file_verdict;
 
@@ -137,6 +138,7 @@ static int probe_file(const batch_source *src, size_t i, file_verdict *v,
         v->width = info.width;
         v->height = info.height;
         v->bytes = info.file_bytes;
+        v->jpeg = len >= 2 && data[0] == 0xFF && data[1] == 0xD8;
         v->orientation = src->exif && strcmp(info.format, "JPEG") == 0
                              ? exif_orientation(data, len)
                              : 1;
@@ -221,9 +223,11 @@ int inputs_check(batch_source *src, int skip_bad, int verbose,
     src->width = ib_calloc(n, sizeof *src->width);
     src->height = ib_calloc(n, sizeof *src->height);
     src->orientation = src->exif ? ib_calloc(n, 1) : NULL;
+    src->bytes = ib_calloc(n, sizeof *src->bytes);
+    src->jpegs = 0;
     file_verdict *verdicts = ib_calloc(n, sizeof *verdicts);
     if (!src->width || !src->height || (src->exif && !src->orientation) ||
-        !verdicts ||
+        !src->bytes || !verdicts ||
         check_all(src, skip_bad, verdicts) != 0) {
         free(verdicts);
         snprintf(err, err_len, "not enough memory for %zu file sizes", n);
@@ -266,6 +270,8 @@ int inputs_check(batch_source *src, int skip_bad, int verbose,
         src->height[kept] = v->height;
         if (src->orientation)
             src->orientation[kept] = (uint8_t)v->orientation;
+        src->bytes[kept] = v->bytes;
+        src->jpegs += v->jpeg;
         if (list->labels)
             list->labels[kept] = list->labels[i];
         list->paths[kept++] = list->paths[i];
@@ -293,8 +299,10 @@ void inputs_free(batch_source *src)
     free(src->width);
     free(src->height);
     free(src->orientation);
+    free(src->bytes);
     src->width = src->height = NULL;
     src->orientation = NULL;
+    src->bytes = NULL;
 }
 
 int inputs_orientation(const batch_source *src, size_t i)
@@ -303,29 +311,6 @@ int inputs_orientation(const batch_source *src, size_t i)
                    src->orientation[i] <= 8
                ? src->orientation[i]
                : 1;
-}
-
-int inputs_survey(const path_list *list, size_t *bytes, size_t *jpegs,
-                  char *err, size_t err_len)
-{
-    *jpegs = 0;
-    for (size_t i = 0; i < list->count; i++) {
-        unsigned char magic[2] = {0, 0};
-        struct stat st;
-        FILE *f = fopen(list->paths[i], "rb");
-        if (!f || fstat(fileno(f), &st) != 0) {
-            snprintf(err, err_len, CM_PATH_FMT ": cannot open: %s",
-                     CM_PATH_ARGS(list->paths[i]), strerror(errno));
-            if (f)
-                fclose(f);
-            return -1;
-        }
-        bytes[i] = (size_t)st.st_size;
-        *jpegs += fread(magic, 1, 2, f) == 2 && magic[0] == 0xFF &&
-                  magic[1] == 0xD8;
-        fclose(f);
-    }
-    return 0;
 }
 
 int inputs_decode_bytes(const batch_source *src, size_t index,

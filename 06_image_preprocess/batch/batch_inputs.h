@@ -45,6 +45,8 @@ typedef struct {
     int exif;                /* turn each JPEG upright by its EXIF
                                 orientation (inputs_check reads it) */
     uint8_t *orientation;    /* each kept file's, 1 to 8; NULL: all 1 */
+    size_t *bytes;           /* each kept file's size, as read */
+    size_t jpegs;            /* kept files that start as a JPEG (FF D8) */
     /* TF_SAME: the size of every file, and the file that set it */
     size_t same_width, same_height;
 } batch_source;
@@ -82,9 +84,10 @@ int inputs_is_directory(const char *path);
  * Fills src->width and src->height (freed by inputs_free). A bad file is
  * an error (the first in the list's order), or with skip_bad one
  * "skipped: ..." line on stderr (if verbose, in the list's order),
- * removed from the list (its label with it) and counted. The files are
- * read and probed on src->threads threads, one file at a time each.
- * Returns 0, or -1 with err. */
+ * removed from the list (its label with it) and counted. Fills
+ * src->bytes and src->jpegs too. The files are read and probed on
+ * src->threads threads, one file at a time each. Returns 0, or -1 with
+ * err. */
 int inputs_check(batch_source *src, int skip_bad, int verbose,
                  size_t *skipped, size_t *file_bytes, char *err,
                  size_t err_len);
@@ -94,11 +97,6 @@ void inputs_free(batch_source *src);
  * own with src->exif, else 1. */
 int inputs_orientation(const batch_source *src, size_t i);
 
-/* Each checked file's size in bytes[i] (list->count of them) and the
- * number that start as a JPEG does (FF D8), in *jpegs. Returns 0, or -1
- * with err if a file can no longer be read. */
-int inputs_survey(const path_list *list, size_t *bytes, size_t *jpegs,
-                  char *err, size_t err_len);
 
 /* Decodes the bytes of image index (len of them, read from its file)
  * into dst: src->channels planes of its width x height (gray, or R, G,

@@ -228,12 +228,10 @@ static imgbatch_status open_files(imgbatch *b)
         b->spec.out_w = b->src.same_width;
         b->spec.out_h = b->src.same_height;
     }
-    b->bytes = (size_t *)ib_calloc(b->list.count, sizeof(size_t));
-    if (!b->bytes)
-        return ib_fail(IMGBATCH_ERR_MEMORY, "not enough memory for the file "
-                    "sizes");
-    if (inputs_survey(&b->list, b->bytes, &b->jpegs, err, sizeof err) != 0)
-        return ib_fail(IMGBATCH_ERR_INPUT, "%s", err);
+    /* The check read every file: its size, and whether it is a JPEG. */
+    b->bytes = b->src.bytes;
+    b->src.bytes = NULL;
+    b->jpegs = b->src.jpegs;
     if (!o->verbose)
         return IMGBATCH_OK;
     size_t min_w = SIZE_MAX, max_w = 0, min_h = SIZE_MAX, max_h = 0;
