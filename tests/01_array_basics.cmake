@@ -30,3 +30,11 @@ exit 1
   set_tests_properties(01_array_basics.gpu_lesson_bad_launch PROPERTIES
                        LABELS gpu SKIP_RETURN_CODE 77)
 endif()
+
+# Its only argument is --bad-launch: anything else is a usage line and
+# exit 2, before the GPU is looked for.
+if(NOT SANITIZE)
+  cm_cpu_run(01_array_basics.lesson_unknown_argument exit 2
+             "^usage: .* \\[--bad-launch\\]$"
+             "${BIN_DIR}/01_array_basics.lesson" --bad-lunch)
+endif()
