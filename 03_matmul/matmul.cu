@@ -108,9 +108,9 @@ static void end_to_end_region(void *ctx)
 /* Host bytes of one n x n product and its check at their peak: A, B and
  * C in float64; then, one after the other, the check of C (a CPU
  * reference of all of it, or Freivalds' six vectors) and the float32 C of
- * the lower precisions with the probe's piece. gemm_host_bytes (36 n^2
- * bytes) is more from n = 1449 up (below, no sum comes near SIZE_MAX), so
- * this cannot overflow once that has been checked. */
+ * the lower precisions with the probe's 8 MiB piece. gemm_host_bytes (36
+ * n^2 bytes) is at least this from n = 1024 up (below, no sum comes near
+ * SIZE_MAX), so this cannot overflow once that has been checked. */
 static size_t host_peak_bytes(size_t n, unsigned set, int by_cpu)
 {
     size_t matrix = n * n * sizeof(double);
