@@ -265,8 +265,9 @@ int main(int argc, char **argv)
     free(printed);
 
     /* C is checked (gemm_check.c): every element against cpu_gemm's
-     * product on every core where the CPU can afford all of it, each
-     * row's weighted sum by Freivalds' test, O(n^2), where it cannot. */
+     * product (on every CPU this process may use) where the CPU can afford
+     * all of it, each row's weighted sum by Freivalds' test, O(n^2), where
+     * it cannot. */
     gemm_cpu_times cpu = {.threads = 0};
     gemm_check check;
     if (by_cpu) {
