@@ -5,7 +5,9 @@
  *
  * Row-major, like NumPy: A is m x k, B is k x n, C is m x n, each stored
  * densely (leading dimension = number of columns). Plain C11 + pthreads, no
- * BLAS: cache blocking and a small register-blocked kernel, on all cores.
+ * BLAS: cache blocking and a small register-blocked kernel, on as many
+ * threads as the caller allows (cpu_gemm_max_threads: the CPUs this
+ * process may use, not every core of the machine).
  */
 #ifndef CPU_GEMM_H
 #define CPU_GEMM_H

@@ -123,10 +123,10 @@ void gemm_probe_describe(const gemm_probe *r, size_t cols, char *text,
 /* The name of what a probe read as: "fp64" ... "bf16", or "none". */
 const char *gemm_probe_name(gemm_precision read_as);
 
-/* C = A B (n x n) on every core into ref, as the reference of all of C:
- * a first run, then more up to repeat and about budget_ms in all (one at
- * least) for a warm median. Returns the threads used, -1 if host memory
- * ran out. */
+/* C = A B (n x n) on every CPU this process may use into ref, as the
+ * reference of all of C: a first run, then more up to repeat and about
+ * budget_ms in all (one at least) for a warm median. Returns the threads
+ * used, -1 if host memory ran out. */
 typedef struct {
     int threads, warm_runs;
     double first_ms, warm_ms;   /* first run; median of the warm runs */

@@ -108,9 +108,9 @@ static void end_to_end_region(void *ctx)
 /* Host bytes of one n x n product and its check at their peak: A, B and
  * C in float64; then, one after the other, the check of C (a CPU
  * reference of all of it, or Freivalds' six vectors) and the float32 C of
- * the lower precisions with the probe's piece. gemm_host_bytes (36 n^2
- * bytes) is more from n = 1449 up (below, no sum comes near SIZE_MAX), so
- * this cannot overflow once that has been checked. */
+ * the lower precisions with the probe's 8 MiB piece. gemm_host_bytes (36
+ * n^2 bytes) is at least this from n = 1024 up (below, no sum comes near
+ * SIZE_MAX), so this cannot overflow once that has been checked. */
 static size_t host_peak_bytes(size_t n, unsigned set, int by_cpu)
 {
     size_t matrix = n * n * sizeof(double);
@@ -265,8 +265,9 @@ int main(int argc, char **argv)
     free(printed);
 
     /* C is checked (gemm_check.c): every element against cpu_gemm's
-     * product on every core where the CPU can afford all of it, each
-     * row's weighted sum by Freivalds' test, O(n^2), where it cannot. */
+     * product (on every CPU this process may use) where the CPU can afford
+     * all of it, each row's weighted sum by Freivalds' test, O(n^2), where
+     * it cannot. */
     gemm_cpu_times cpu = {.threads = 0};
     gemm_check check;
     if (by_cpu) {

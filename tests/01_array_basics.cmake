@@ -11,3 +11,30 @@ cm_gpu(01_array_basics long_range --quick --n 100 --big 7)
 # --csv is opened before the GPU is touched (tests.cmake says what that
 # checks).
 cm_csv_opened_first(01_array_basics)
+
+# The lesson's --bad-launch, as its README tells it: cudaGetLastError()
+# names the bad launch's error, then says cudaSuccess (the first call
+# cleared it), and the kernel launched after it still works (PASS). Plain
+# build only: the sanitizer builds build no lesson.
+if(NOT SANITIZE)
+  add_test(01_array_basics.gpu_lesson_bad_launch sh -c [=[
+out=$("$1" --bad-launch); rc=$?
+[ $rc -eq 77 ] && exit 77
+printf '%s\n' "$out"
+want='^bad launch <<<1, 2048>>>: cudaGetLastError\(\) = cudaError[A-Za-z]+, then cudaSuccess$'
+[ $rc -eq 0 ] && printf '%s\n' "$out" | grep -Eq "$want" &&
+  printf '%s\n' "$out" | grep -q '^PASS$' && exit 0
+echo "expected exit 0, the bad launch caught then cleared, and PASS; got exit $rc"
+exit 1
+]=] sh "${BIN_DIR}/01_array_basics.lesson")
+  set_tests_properties(01_array_basics.gpu_lesson_bad_launch PROPERTIES
+                       LABELS gpu SKIP_RETURN_CODE 77)
+endif()
+
+# Its only argument is --bad-launch: anything else is a usage line and
+# exit 2, before the GPU is looked for.
+if(NOT SANITIZE)
+  cm_cpu_run(01_array_basics.lesson_unknown_argument exit 2
+             "^usage: .* \\[--bad-launch\\]$"
+             "${BIN_DIR}/01_array_basics.lesson" --bad-lunch)
+endif()

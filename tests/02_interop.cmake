@@ -16,3 +16,14 @@ need 17592186044416 bytes"
 # --csv is opened before the GPU is touched (tests.cmake says what that
 # checks).
 cm_csv_opened_first(02_interop)
+
+# The lesson's one argument, the array's side N: one that is not a whole
+# number from 1 to 40000 is a usage line and exit 2, before the GPU is
+# looked for. Plain build only: the sanitizer builds build no lesson.
+if(NOT SANITIZE)
+  foreach(bad 0 40001 4000x -1)
+    cm_cpu_run(02_interop.lesson_side_${bad} exit 2
+               "^usage: .* \\[N\\] with 1 <= N <= 40000$"
+               "${BIN_DIR}/02_interop.lesson" ${bad})
+  endforeach()
+endif()
