@@ -13,8 +13,9 @@
  * cudaMemPoolTrimTo(pool, 0) is its free_all_blocks(); CuPy's own pool on
  * that allocator is cupy.cuda.MemoryAsyncPool, whose free_all_blocks() is
  * a synchronize and that trim. (The tutorial's get_default_memory_pool()
- * is CuPy's default MemoryPool, its own pool over cudaMalloc, unless
- * CuPy is told to use MemoryAsyncPool.) The pool counts "used" (held by live
+ * is always CuPy's default MemoryPool, its own pool over cudaMalloc; a
+ * program that allocates from a MemoryAsyncPool instead trims it with that
+ * pool's own free_all_blocks().) The pool counts "used" (held by live
  * allocations) and "reserved" (taken from the GPU, in chunks).
  */
 #include <stdint.h>

@@ -3,8 +3,8 @@
  * FIXME 1 to FIXME 5: the kernel's two jobs, what cp.asarray does, how
  * many blocks the launch needs for an image whose sides are not multiples
  * of the block, and how many bytes come back. The FAIL line names the
- * first wrong pixel (a nan: no thread wrote it; a 0: it never came back);
- * lesson.cu is the solution. Build and run:
+ * first wrong pixel (a nan: no thread wrote it; a 0: a zero byte was read,
+ * or it never came back); lesson.cu is the solution. Build and run:
  *   nvcc -O2 -I/usr/include/stb -o exercise exercise.cu
  *   ./exercise [IMAGE]
  */

@@ -31,6 +31,32 @@ cm_usage(${ch} decoder_option "unknown option '--decoder'"
          --decoder gpu a.jpg)
 cm_usage(${ch} list_option "unknown option '--list'" --list files.txt)
 
+# The lesson (README): a file stb_image cannot read is one stderr line
+# naming it, with stb's reason, exit 1; so is an image taller than its
+# grid covers, 65535 blocks of 8 rows (524280 rows, which it still takes).
+# It looks for the GPU before the file: these run on a GPU.
+set(lesson "${BIN_DIR}/${ch}.lesson")
+set(tall "${TEST_BIN_DIR}/06_lesson_rows")
+add_test(${ch}.gpu_lesson_missing ${RUN} gpu-exit 1 "missing\\.png: ."
+         "${lesson}" "${fx}/missing.png")
+add_test(${ch}.gpu_lesson_not_image ${RUN} gpu-exit 1 "notimage\\.png: ."
+         "${lesson}" "${fx}/notimage.png")
+foreach(rows 524280 524281)
+  set(file "${tall}_${rows}.pgm")
+  if(rows EQUAL 524280)
+    set(judge pass)
+  else()
+    set(judge gpu-exit 1 "_${rows}\\.pgm: too tall")
+  endif()
+  add_test(${ch}.gpu_lesson_rows_${rows} sh -c
+           "printf 'P5 1 ${rows} 255\\n' >\"$0\" && dd if=/dev/zero bs=${rows} count=1 2>/dev/null >>\"$0\" && exec \"$@\""
+           "${file}" ${RUN} ${judge} "${lesson}" "${file}")
+endforeach()
+set_tests_properties(${ch}.gpu_lesson_missing ${ch}.gpu_lesson_not_image
+                     ${ch}.gpu_lesson_rows_524280 ${ch}.gpu_lesson_rows_524281
+                     PROPERTIES LABELS gpu SKIP_RETURN_CODE 77
+                     FIXTURES_REQUIRED images06)
+
 # imgbatch's own usage errors and shared options; tool_usage(SUFFIX REGEX
 # ARGS...): exit 2 and one stderr line "imgbatch: REGEX".
 function(tool_usage suffix regex)

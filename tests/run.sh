@@ -8,6 +8,8 @@
 #   run.sh help CMD...          exit 0 and stdout starting "usage:"
 #   run.sh exit RC REGEX CMD... exit status RC and stderr exactly one line,
 #                               matching the extended regex REGEX
+#   run.sh gpu-exit RC REGEX CMD...  the same for a program that looks for
+#                               a GPU first: its exit 77 is "skipped"
 mode=$1
 shift
 out=$(mktemp) && err=$(mktemp) || exit 1
@@ -51,11 +53,15 @@ help)
         exit 1
     fi
     ;;
-exit)
+exit|gpu-exit)
     want=$1 regex=$2
     shift 2
     "$@" >"$out" 2>"$err"
     rc=$?
+    if [ "$mode" = gpu-exit ] && [ $rc -eq 77 ]; then
+        cat "$err"
+        exit 77
+    fi
     lines=$(wc -l <"$err")
     if [ $rc -ne "$want" ] || [ "$lines" -ne 1 ] ||
         ! grep -Eq -- "$regex" "$err"; then
