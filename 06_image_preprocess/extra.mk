@@ -15,8 +15,8 @@ IMGBATCH_DIR := 06_image_preprocess/batch
 IMGBATCH_LIB_SRC := $(filter-out %/imgbatch.cu %/example.cu,\
   $(wildcard $(IMGBATCH_DIR)/*.cu $(IMGBATCH_DIR)/*.c)) \
   $(addprefix 06_image_preprocess/,image_io.c image_format.c jpeg_walk.c \
-                                   stb_impl.c stb_write_impl.c npy.c \
-                                   reference.c)
+                                   jpeg_walk_codes.c stb_impl.c \
+                                   stb_write_impl.c npy.c reference.c)
 IMGBATCH_LIB_OBJS := $(IMGBATCH_LIB_SRC:%=$(BUILD)/obj/%.o)
 IMGBATCH_OBJS := $(IMGBATCH_LIB_OBJS) $(BUILD)/obj/$(IMGBATCH_DIR)/imgbatch.cu.o
 EXAMPLE_OBJS := $(IMGBATCH_LIB_OBJS) $(BUILD)/obj/$(IMGBATCH_DIR)/example.cu.o
@@ -159,7 +159,7 @@ IMGBATCH_SO_SRC := $(filter-out $(addprefix $(IMGBATCH_DIR)/,imgbatch.cu \
   corpus.c corpus_wild.c corpus_jpeg.c corpus_jpeg_bits.c),\
   $(wildcard $(IMGBATCH_DIR)/*.cu $(IMGBATCH_DIR)/*.c)) \
   $(addprefix 06_image_preprocess/,image_io.c image_format.c jpeg_walk.c \
-                                   stb_impl.c reference.c)
+                                   jpeg_walk_codes.c stb_impl.c reference.c)
 IMGBATCH_SO_OBJS := $(IMGBATCH_SO_SRC:%=$(BUILD)/pic/%.o)
 PIC_COMMON := $(BUILD)/pic/libcommon.a
 PIC_FLAGS := -fPIC -ffunction-sections -fdata-sections
