@@ -13,11 +13,16 @@ static const size_t NPY_PREAMBLE_BYTES = 10;  /* magic, version, length */
 static const size_t NPY_ALIGN_BYTES = 64;
 static const size_t NPY_GROWTH_DIGITS = 21;
 
+static int host_little_endian(void)
+{
+    const uint16_t probe = 1;
+    return *(const unsigned char *)&probe == 1;
+}
+
 /* The data is written in the host's own byte order: '<f4' or '>f4'. */
 const char *npy_descr(int is_float, size_t bytes)
 {
-    const uint16_t probe = 1;
-    int little = *(const unsigned char *)&probe == 1;
+    int little = host_little_endian();
     if (!is_float)
         return bytes == 1 ? "|u1" : NULL;
     if (bytes == 4)
@@ -71,52 +76,18 @@ size_t npy_header_typed(char *buf, size_t buf_len, const char *descr,
     return total;
 }
 
-int npy_write_f32(FILE *fp, const float *data, const size_t *shape,
-                  int ndim)
+/* A whole .npy of elements of elem_bytes, named by descr, through a
+ * temporary file and a rename (cm_out_file): complete or absent. */
+static int save(const char *path, const char *descr, const void *data,
+                size_t elem_bytes, const size_t *shape, int ndim,
+                char *err, size_t err_len)
 {
     char header[NPY_HEADER_MAX];
-    size_t header_len = npy_header(header, sizeof header, shape, ndim);
-    if (header_len == 0)
-        return -1;
+    size_t header_len = npy_header_typed(header, sizeof header, descr,
+                                         shape, ndim);
     size_t count = 1;
     for (int d = 0; d < ndim; d++)
         count *= shape[d];
-    if (fwrite(header, 1, header_len, fp) != header_len)
-        return -1;
-    if (count && fwrite(data, sizeof(float), count, fp) != count)
-        return -1;
-    return 0;
-}
-
-int npy_save_f32(const char *path, const float *data, const size_t *shape,
-                 int ndim, char *err, size_t err_len)
-{
-    cm_out_file f;
-    if (cm_out_open(&f, path) != 0) {
-        snprintf(err, err_len, "%s", f.error);
-        return -1;
-    }
-    if (npy_write_f32(f.fp, data, shape, ndim) != 0) {
-        snprintf(err, err_len, "cannot write %s: write failed", path);
-        cm_out_abort(&f);
-        return -1;
-    }
-    if (cm_out_commit(&f) != 0) {
-        snprintf(err, err_len, "%s", f.error);
-        return -1;
-    }
-    return 0;
-}
-
-int npy_save_i64(const char *path, const int64_t *data, size_t n,
-                 char *err, size_t err_len)
-{
-    const uint16_t probe = 1;
-    int little = *(const unsigned char *)&probe == 1;
-    char header[NPY_HEADER_MAX];
-    size_t shape[1] = {n};
-    size_t header_len = npy_header_typed(header, sizeof header,
-                                         little ? "<i8" : ">i8", shape, 1);
     cm_out_file f;
     if (cm_out_open(&f, path) != 0) {
         snprintf(err, err_len, "%s", f.error);
@@ -124,7 +95,7 @@ int npy_save_i64(const char *path, const int64_t *data, size_t n,
     }
     if (header_len == 0 ||
         fwrite(header, 1, header_len, f.fp) != header_len ||
-        (n && fwrite(data, sizeof *data, n, f.fp) != n)) {
+        (count && fwrite(data, elem_bytes, count, f.fp) != count)) {
         snprintf(err, err_len, "cannot write %s: write failed", path);
         cm_out_abort(&f);
         return -1;
@@ -134,4 +105,19 @@ int npy_save_i64(const char *path, const int64_t *data, size_t n,
         return -1;
     }
     return 0;
+}
+
+int npy_save_f32(const char *path, const float *data, const size_t *shape,
+                 int ndim, char *err, size_t err_len)
+{
+    return save(path, npy_descr(1, sizeof(float)), data, sizeof(float),
+                shape, ndim, err, err_len);
+}
+
+int npy_save_i64(const char *path, const int64_t *data, size_t n,
+                 char *err, size_t err_len)
+{
+    size_t shape[1] = {n};
+    return save(path, host_little_endian() ? "<i8" : ">i8", data,
+                sizeof *data, shape, 1, err, err_len);
 }

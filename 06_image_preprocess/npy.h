@@ -39,10 +39,6 @@ size_t npy_header_typed(char *buf, size_t buf_len, const char *descr,
  * is_float 0 an unsigned integer of 1 byte ("|u1"). NULL otherwise. */
 const char *npy_descr(int is_float, size_t bytes);
 
-/* Writes header and data to fp. Returns 0, or -1 on a write error. */
-int npy_write_f32(FILE *fp, const float *data, const size_t *shape,
-                  int ndim);
-
 /* Writes a whole .npy file through a temporary file and a rename, so it
  * is complete or absent. Returns 0, or -1 with a reason in err. */
 int npy_save_f32(const char *path, const float *data, const size_t *shape,
