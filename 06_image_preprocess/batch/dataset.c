@@ -130,51 +130,84 @@ static int no_memory(const char *dir, char *err, size_t err_len)
     return -1;
 }
 
-int ds_folder(const char *dir, path_list *list, size_t *capacity,
-              FILE *say, char *err, size_t err_len)
+/* dir's entries, by kind, each kind sorted by path: its folders (a link
+ * to one too) into folders, everything else into others (either NULL:
+ * not wanted); names starting with '.' left out with skip_hidden, "."
+ * and ".." always. Returns 0, or -1 with err (the lists then freed). */
+static int read_folder(const char *dir, int skip_hidden, path_list *folders,
+                       path_list *others, char *err, size_t err_len)
 {
+    path_list *lists[2] = {folders, others};
+    size_t capacity[2] = {0, 0};
     DIR *d = opendir(dir);
     if (!d)
         return cannot_list(dir, err, err_len);
-    /* The files it leaves out are named in order too, after the walk. */
-    path_list other = {0};
-    size_t other_capacity = 0, start = list->count, folders = 0;
     struct dirent *e;
     char path[PATH_BYTES];
     int rc = 0;
     while (rc == 0 && (e = readdir(d)) != NULL) {
         struct stat st;
-        if (e->d_name[0] == '.')
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0 ||
+            (skip_hidden && e->d_name[0] == '.'))
             continue;
-        if (join(path, dir, e->d_name, err, err_len) != 0) {
-            closedir(d);
-            path_list_free(&other);
-            return -1;
-        }
-        if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
-            folders++;
-        else if (stat(path, &st) == 0 && S_ISREG(st.st_mode) &&
-                 ds_reads_name(e->d_name))
-            rc = ds_add(list, capacity, path, -1);
-        else
-            rc = ds_add(&other, &other_capacity, path, -1);
+        if ((rc = join(path, dir, e->d_name, err, err_len)) != 0)
+            break;
+        int k = stat(path, &st) == 0 && S_ISDIR(st.st_mode) ? 0 : 1;
+        if (lists[k] &&
+            ds_add(lists[k], &capacity[k], path, -1) != 0)
+            rc = no_memory(dir, err, err_len);
     }
     closedir(d);
-    if (rc != 0) {
-        path_list_free(&other);
-        return no_memory(dir, err, err_len);
-    }
-    sort_from(&other, 0);
-    for (size_t i = 0; i < other.count; i++) {
-        struct stat st;
-        if (stat(other.paths[i], &st) != 0)
-            left_out(list, say, other.paths[i], strerror(errno));
-        else if (!S_ISREG(st.st_mode))
-            left_out(list, say, other.paths[i], "not a file");
-        else
-            not_read(list, say, other.paths[i]);
-    }
-    path_list_free(&other);
+    for (int k = 0; k < 2; k++)
+        if (lists[k] && rc != 0)
+            path_list_free(lists[k]);
+        else if (lists[k])
+            sort_from(lists[k], 0);
+    return rc;
+}
+
+/* A file a listing met: added with label when it is one imgbatch reads,
+ * else named on a "skipped:" line. Returns 0, or -1 (no memory). */
+static int take_file(path_list *list, size_t *capacity, FILE *say,
+                     const char *path, int64_t label)
+{
+    struct stat st;
+    if (stat(path, &st) != 0)
+        left_out(list, say, path, strerror(errno));
+    else if (!S_ISREG(st.st_mode))
+        left_out(list, say, path, "not a file");
+    else if (!ds_reads_name(path))
+        not_read(list, say, path);
+    else
+        return ds_add(list, capacity, path, label);
+    return 0;
+}
+
+/* The files of one folder (not its subfolders), by path. */
+static int folder_files(const char *dir, int skip_hidden, int64_t label,
+                        path_list *list, size_t *capacity, size_t *folders,
+                        FILE *say, char *err, size_t err_len)
+{
+    path_list subs = {0}, files = {0};
+    if (read_folder(dir, skip_hidden, &subs, &files, err, err_len) != 0)
+        return -1;
+    *folders = subs.count;
+    path_list_free(&subs);
+    int rc = 0;
+    for (size_t i = 0; rc == 0 && i < files.count; i++)
+        if (take_file(list, capacity, say, files.paths[i], label) != 0)
+            rc = no_memory(dir, err, err_len);
+    path_list_free(&files);
+    return rc;
+}
+
+int ds_folder(const char *dir, path_list *list, size_t *capacity,
+              FILE *say, char *err, size_t err_len)
+{
+    size_t start = list->count, folders = 0;
+    if (folder_files(dir, 1, -1, list, capacity, &folders, say, err,
+                     err_len) != 0)
+        return -1;
     if (list->count == start) {
         snprintf(err, err_len, CM_PATH_FMT ": no image files in this "
                  "folder %s%s", CM_PATH_ARGS(dir), NO_IMAGE,
@@ -182,13 +215,12 @@ int ds_folder(const char *dir, path_list *list, size_t *capacity,
                            "--class-folders" : "");
         return -1;
     }
-    sort_from(list, start);
     return 0;
 }
 
-/* The folders of a class: dir and every folder below it, by path. A
- * link to a folder above it (stack: the folders above, depth of them)
- * is named and not followed. */
+/* The folders of a class: dir and every folder below it. A link to a
+ * folder above it (stack: the folders above, depth of them) is named and
+ * not followed. */
 typedef struct {
     dev_t dev;
     ino_t ino;
@@ -217,62 +249,14 @@ static int find_folders(const char *dir, path_list *folders,
     stack[depth].ino = st.st_ino;
     if (ds_add(folders, capacity, dir, -1) != 0)
         return no_memory(dir, err, err_len);
-    DIR *d = opendir(dir);
-    if (!d)
-        return cannot_list(dir, err, err_len);
-    struct dirent *e;
-    char path[PATH_BYTES];
+    path_list subs = {0};
+    if (read_folder(dir, 0, &subs, NULL, err, err_len) != 0)
+        return -1;
     int rc = 0;
-    while (rc == 0 && (e = readdir(d)) != NULL) {
-        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-            continue;
-        rc = join(path, dir, e->d_name, err, err_len);
-        if (rc == 0 && stat(path, &st) == 0 && S_ISDIR(st.st_mode))
-            rc = find_folders(path, folders, capacity, stack, depth + 1,
-                              say, err, err_len);
-    }
-    closedir(d);
-    return rc;
-}
-
-/* The files of one folder (not its subfolders) by name: those read
- * added with label, the others named. */
-static int class_files(const char *dir, int64_t label, path_list *list,
-                       size_t *capacity, FILE *say, char *err,
-                       size_t err_len)
-{
-    DIR *d = opendir(dir);
-    if (!d)
-        return cannot_list(dir, err, err_len);
-    path_list files = {0};
-    size_t files_capacity = 0;
-    struct dirent *e;
-    char path[PATH_BYTES];
-    int rc = 0;
-    while (rc == 0 && (e = readdir(d)) != NULL) {
-        struct stat st;
-        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-            continue;
-        rc = join(path, dir, e->d_name, err, err_len);
-        if (rc == 0 && !(stat(path, &st) == 0 && S_ISDIR(st.st_mode)) &&
-            ds_add(&files, &files_capacity, path, -1) != 0)
-            rc = no_memory(dir, err, err_len);
-    }
-    closedir(d);
-    sort_from(&files, 0);
-    for (size_t i = 0; rc == 0 && i < files.count; i++) {
-        struct stat st;
-        const char *p = files.paths[i];
-        if (stat(p, &st) != 0)
-            left_out(list, say, p, strerror(errno));
-        else if (!S_ISREG(st.st_mode))
-            left_out(list, say, p, "not a file");
-        else if (!ds_reads_name(p))
-            not_read(list, say, p);
-        else if (ds_add(list, capacity, p, label) != 0)
-            rc = no_memory(dir, err, err_len);
-    }
-    path_list_free(&files);
+    for (size_t i = 0; rc == 0 && i < subs.count; i++)
+        rc = find_folders(subs.paths[i], folders, capacity, stack,
+                          depth + 1, say, err, err_len);
+    path_list_free(&subs);
     return rc;
 }
 
@@ -291,43 +275,23 @@ int ds_class_folders(const char *root, path_list *list, size_t *capacity,
     }
     memcpy(top, root, len);
     top[len] = '\0';
-    DIR *d = opendir(top);
-    if (!d) {
-        if (errno == ENOTDIR)
-            snprintf(err, err_len, CM_PATH_FMT ": not a folder: "
-                     "--class-folders takes the folder that holds one "
-                     "folder per class", CM_PATH_ARGS(top));
-        else
-            cannot_list(top, err, err_len);
+    struct stat st;
+    if (stat(top, &st) == 0 && !S_ISDIR(st.st_mode)) {
+        snprintf(err, err_len, CM_PATH_FMT ": not a folder: "
+                 "--class-folders takes the folder that holds one "
+                 "folder per class", CM_PATH_ARGS(top));
         return -1;
     }
+    /* ImageFolder: every folder is a class, a link to one too; its name
+     * is the class's. */
     path_list classes = {0}, loose = {0};
-    size_t classes_capacity = 0, loose_capacity = 0;
-    struct dirent *e;
-    char path[PATH_BYTES];
-    int rc = 0;
-    while (rc == 0 && (e = readdir(d)) != NULL) {
-        struct stat st;
-        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-            continue;
-        rc = join(path, top, e->d_name, err, err_len);
-        if (rc != 0)
-            break;
-        /* ImageFolder: every folder is a class, a link to one too. */
-        if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
-            rc = ds_add(&classes, &classes_capacity, e->d_name, -1);
-        else
-            rc = ds_add(&loose, &loose_capacity, path, -1);
-        if (rc != 0)
-            no_memory(top, err, err_len);
-    }
-    closedir(d);
-    sort_from(&classes, 0);
-    sort_from(&loose, 0);
-    for (size_t i = 0; rc == 0 && i < loose.count; i++)
+    if (read_folder(top, 0, &classes, &loose, err, err_len) != 0)
+        return -1;
+    for (size_t i = 0; i < loose.count; i++)
         left_out(list, say, loose.paths[i], "not in a class folder");
     path_list_free(&loose);
-    if (rc == 0 && classes.count == 0) {
+    int rc = 0;
+    if (classes.count == 0) {
         snprintf(err, err_len, CM_PATH_FMT ": no class folder in it: "
                  "--class-folders takes a folder of one folder per class, "
                  "as torchvision's ImageFolder", CM_PATH_ARGS(top));
@@ -336,24 +300,27 @@ int ds_class_folders(const char *root, path_list *list, size_t *capacity,
     folder_id stack[MAX_DEPTH];
     for (size_t k = 0; rc == 0 && k < classes.count; k++) {
         path_list folders = {0};
-        size_t folders_capacity = 0, before = list->count;
-        rc = join(path, top, classes.paths[k], err, err_len);
-        if (rc == 0)
-            rc = find_folders(path, &folders, &folders_capacity, stack, 0,
-                              say, err, err_len);
+        size_t folders_capacity = 0, before = list->count, subs;
+        const char *name = classes.paths[k] + len + 1;
+        rc = find_folders(classes.paths[k], &folders, &folders_capacity,
+                          stack, 0, say, err, err_len);
         /* sorted(os.walk(...)): the folders by whole path. */
         sort_from(&folders, 0);
         for (size_t i = 0; rc == 0 && i < folders.count; i++)
-            rc = class_files(folders.paths[i], (int64_t)k, list, capacity,
-                             say, err, err_len);
+            rc = folder_files(folders.paths[i], 0, (int64_t)k, list,
+                              capacity, &subs, say, err, err_len);
         path_list_free(&folders);
         if (rc == 0 && list->count == before) {
             snprintf(err, err_len, CM_PATH_FMT ": class '%s' (label %zu) "
-                     "holds no image imgbatch reads %s", CM_PATH_ARGS(path),
-                     classes.paths[k], k, NO_IMAGE);
+                     "holds no image imgbatch reads %s",
+                     CM_PATH_ARGS(classes.paths[k]), name, k, NO_IMAGE);
             rc = -1;
         }
     }
+    /* The classes' names, by label, from their paths. */
+    for (size_t k = 0; rc == 0 && k < classes.count; k++)
+        memmove(classes.paths[k], classes.paths[k] + len + 1,
+                strlen(classes.paths[k] + len + 1) + 1);
     if (rc != 0) {
         path_list_free(&classes);
         return -1;
