@@ -194,3 +194,10 @@ ifneq ($(filter 06_image_preprocess,$(CHAPTERS)),)
 all: $(IMGBATCH_SO)
 endif
 endif
+
+# The antialiased resize's weights must be the same doubles on the CPU as
+# Pillow's and the GPU's: one rounding per operation, none fused
+# (batch/transform_aa.c says where it would matter).
+AA_FLAGS := -ffp-contract=off
+$(BUILD)/obj/$(IMGBATCH_DIR)/transform_aa.c.o: C_ALL += $(AA_FLAGS)
+$(BUILD)/pic/$(IMGBATCH_DIR)/transform_aa.c.o: C_ALL += $(AA_FLAGS)

@@ -25,6 +25,7 @@ int tf_place_oriented(const tf_spec *s, size_t src_w, size_t src_h,
 {
     memset(p, 0, sizeof *p);
     p->orientation = orientation >= 1 && orientation <= 8 ? orientation : 1;
+    p->antialias = s->antialias && s->mode != TF_SAME;
     if (p->orientation >= 5) {  /* upright, it is src_h wide */
         size_t t = src_w;
         src_w = src_h;
@@ -109,6 +110,8 @@ static unsigned upright_at(const uint8_t *plane, size_t src_w, size_t src_h,
 unsigned tf_level_at(const uint8_t *plane, size_t src_w, size_t src_h,
                      const tf_place *p, size_t x, size_t y)
 {
+    if (p->antialias)
+        return tf_aa_level_at(plane, src_w, src_h, p, x, y);
     int o = p->orientation >= 1 && p->orientation <= 8 ? p->orientation : 1;
     size_t up_w = o >= 5 ? src_h : src_w, up_h = o >= 5 ? src_w : src_h;
     size_t x0, x1, y0, y1;
@@ -217,16 +220,26 @@ void tf_image_ref(const tf_spec *s, const tf_place *p, const uint8_t *planes,
 {
     size_t elem = tf_elem_bytes(s->dtype), plane = src_w * src_h;
     uint8_t *o = (uint8_t *)out;
+    /* The antialiased resize pass by pass (Pillow's order, and much
+     * faster than pixel by pixel); pixel by pixel if that cannot have
+     * its memory: the same levels. */
+    uint8_t *levels = p->antialias ? (uint8_t *)malloc(s->out_w * s->out_h)
+                                   : NULL;
     for (int c = 0; c < s->channels; c++) {
         const uint8_t *in = planes + (n_planes > 1 ? (size_t)c * plane : 0);
+        int whole = levels && tf_aa_plane_ref(s, p, in, src_w, src_h,
+                                              levels) == 0;
         for (size_t y = 0; y < s->out_h; y++)
             for (size_t x = 0; x < s->out_w; x++) {
                 size_t ox = s->flip ? s->out_w - 1 - x : x;
                 size_t at = ((size_t)c * s->out_h + y) * s->out_w + ox;
-                tf_store(s, c, tf_level_at(in, src_w, src_h, p, x, y),
-                         o + at * elem);
+                unsigned level = whole ? levels[y * s->out_w + x]
+                                       : tf_level_at(in, src_w, src_h, p,
+                                                     x, y);
+                tf_store(s, c, level, o + at * elem);
             }
     }
+    free(levels);
 }
 
 size_t tf_sample_rows(size_t out_h)

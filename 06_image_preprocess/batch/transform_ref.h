@@ -51,6 +51,11 @@ typedef struct {
      * Not used for TF_UINT8, whose value is the level. */
     float mean[3], std[3];
     int flip;                /* mirror left-right after the resize */
+    /* Resize with antialiasing, as Pillow's Image.resize(BILINEAR) and
+     * so torchvision's Resize(antialias=True) on a PIL image (the
+     * TF_AA_ functions below); 0: the plain bilinear map of tf_axis.
+     * Nothing to do for TF_SAME. */
+    int antialias;
 } tf_spec;
 
 /* Where an image goes: turned upright by its orientation, scaled to
@@ -59,6 +64,7 @@ typedef struct {
 typedef struct {
     size_t scaled_w, scaled_h, crop_x, crop_y;
     int orientation;         /* EXIF's, 1 to 8 (tf_orient); 0 as 1 */
+    int antialias;           /* the spec's, for a resize */
 } tf_place;
 
 /* The place of a src_w x src_h image, as stored (orientation 1). Returns
@@ -92,9 +98,50 @@ void tf_axis(size_t d, size_t scaled, size_t src, size_t *lo, size_t *hi,
              unsigned *w);
 
 /* The level (0..255) of output pixel (x, y), before the flip, from one
- * plane of src_w x src_h bytes as stored (p turns it upright). */
+ * plane of src_w x src_h bytes as stored (p turns it upright), by the
+ * plain bilinear map or, with p->antialias, tf_aa_level_at. */
 unsigned tf_level_at(const uint8_t *plane, size_t src_w, size_t src_h,
                      const tf_place *p, size_t x, size_t y);
+
+/* The antialiased resize (transform_aa.c): Pillow's Image.resize(size,
+ * BILINEAR) of the upright image, then the crop's window of it. Per
+ * axis, output index d of `scaled` from `src` pixels averages source
+ * pixels first .. first + count - 1 under the triangle 1 - |t| stretched
+ * to the scale (src / scaled, at least 1), the weights normalized and
+ * held in TF_AA_BITS fractional bits. The horizontal pass runs first,
+ * its sums rounded and clipped to levels, then the vertical pass over
+ * those. */
+#define TF_AA_BITS 22
+#define TF_AA_ONE (1 << TF_AA_BITS)
+
+typedef struct {
+    size_t first, count;     /* the source pixels the window reads */
+    double center, ss, sum;  /* its centre, 1 / filter scale, the sum of
+                                its weights before normalizing */
+} tf_aa_window;
+
+void tf_aa_window_of(size_t d, size_t scaled, size_t src, tf_aa_window *w);
+
+/* Tap i's (0 .. count - 1) weight in 1 / TF_AA_ONE. */
+int32_t tf_aa_coeff(const tf_aa_window *w, size_t i);
+
+/* The most taps any window of that axis has (Pillow's ksize, 2
+ * ceil(src / scaled) + 1, or 3 for an upscale; at most src). */
+size_t tf_aa_taps(size_t scaled, size_t src);
+
+/* A pass's sum (2^21 + levels times weights) as a level: >> 22, 0..255. */
+unsigned tf_aa_clip(int32_t sum);
+
+/* tf_level_at's antialiased case, one pixel alone. */
+unsigned tf_aa_level_at(const uint8_t *plane, size_t src_w, size_t src_h,
+                        const tf_place *p, size_t x, size_t y);
+
+/* Every level of the window, out_h x out_w, into levels (before the
+ * flip): the same values as tf_aa_level_at, computed pass by pass.
+ * Returns 0, or -1 when memory for the passes is short. */
+int tf_aa_plane_ref(const tf_spec *s, const tf_place *p,
+                    const uint8_t *plane, size_t src_w, size_t src_h,
+                    uint8_t *levels);
 
 /* The float a level becomes in channel c (float32 before the dtype). */
 float tf_normalize(const tf_spec *s, int c, unsigned level);

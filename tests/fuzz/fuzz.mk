@@ -20,7 +20,8 @@ FUZZ_CFLAGS  := -std=c11 -D_POSIX_C_SOURCE=200809L -O1 -g -Wall -Wextra \
 FUZZ_SRC := $(addprefix 06_image_preprocess/,image_format.c image_io.c \
               jpeg_walk.c jpeg_walk_codes.c stb_impl.c stb_write_impl.c \
               batch/jpeg_screen.c batch/batch_inputs.c batch/dataset.c \
-              batch/exif.c batch/lib_support.c batch/transform_ref.c) \
+              batch/exif.c batch/lib_support.c batch/transform_ref.c \
+              batch/transform_aa.c) \
             common/files.c common/options.c common/option_values.c \
             common/cpus.c
 FUZZ_OBJS := $(FUZZ_SRC:%.c=$(FUZZ_DIR)/obj/%.o)
@@ -85,3 +86,7 @@ fuzz-msan: $(FUZZ_MSAN)
 
 -include $(shell find $(FUZZ_DIR)/obj -name '*.d' 2>/dev/null) \
          $(wildcard $(FUZZ_DIR)/*.d)
+# The antialiased resize's weights, rounded step by step as everywhere
+# (06_image_preprocess/extra.mk's AA_FLAGS; clang would fuse them).
+$(FUZZ_DIR)/obj/06_image_preprocess/batch/transform_aa.o: \
+  FUZZ_CFLAGS += -ffp-contract=off
