@@ -10,44 +10,21 @@
  * the integer arithmetic of transform_ref.c (tf_axis), interpolates in
  * fixed point, and normalizes with IEEE single-precision operations that
  * are rounded one by one (__fdiv_rn, __fsub_rn: no fused multiply-add),
- * so that it writes the very bits the CPU reference computes.
+ * so that it writes the very bits the CPU reference computes. A spec
+ * with antialias goes to transform_aa.cu's kernel instead.
  */
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
-#include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
-#include "transform.h"
+#include "transform_device.h"
 
 static const int THREADS = 256;
 /* Blocks along one image; a larger image is covered by the grid-stride
  * loop. */
 static const unsigned MAX_BLOCKS_PER_IMAGE = 4096;
-
-/* What every image of a launch shares, passed by value. */
-typedef struct {
-    unsigned out_w, out_h, channels, rows;
-    int dtype, flip;
-    float mean[3], std[3];
-} tf_params;
-
-static tf_params params_of(const tf_spec *s)
-{
-    tf_params p;
-    p.out_w = (unsigned)s->out_w;
-    p.out_h = (unsigned)s->out_h;
-    p.channels = (unsigned)s->channels;
-    p.rows = (unsigned)tf_sample_rows(s->out_h);
-    p.dtype = (int)s->dtype;
-    p.flip = s->flip;
-    for (int c = 0; c < 3; c++) {
-        p.mean[c] = c < s->channels ? s->mean[c] : 0.0f;
-        p.std[c] = c < s->channels ? s->std[c] : 1.0f;
-    }
-    return p;
-}
 
 /* tf_axis in 32-bit integers: sides are at most TF_MAX_SIDE (32767), so
  * (2d + 1) src < 2^31 and rem * 2048 < 2^28. */
@@ -69,42 +46,6 @@ __device__ __forceinline__ void axis(unsigned d, unsigned scaled,
     *lo = base;
     *hi = base + 1;
     *w = (rem * TF_WEIGHT_ONE + scaled) / den;
-}
-
-/* Element `at` of the tensor: a level of channel c in the dtype. */
-__device__ __forceinline__ void store(void *out, size_t at, unsigned level,
-                                      unsigned c, const tf_params *p)
-{
-    if (p->dtype == TF_UINT8) {
-        ((uint8_t *)out)[at] = (uint8_t)level;
-        return;
-    }
-    float v = __fdiv_rn((float)level, 255.0f);
-    v = __fdiv_rn(__fsub_rn(v, p->mean[c]), p->std[c]);
-    if (p->dtype == TF_FLOAT32)
-        ((float *)out)[at] = v;
-    else
-        ((unsigned short *)out)[at] = __half_as_ushort(__float2half_rn(v));
-}
-
-/* Where pixel (u, v) of the upright image is stored: tf_orient, as an
- * index of the stored plane (sw x sh). */
-__device__ __forceinline__ size_t stored_at(unsigned o, unsigned u,
-                                            unsigned v, unsigned sw,
-                                            unsigned sh)
-{
-    unsigned x = u, y = v;
-    switch (o) {
-    case 2: x = sw - 1 - u; break;
-    case 3: x = sw - 1 - u; y = sh - 1 - v; break;
-    case 4: y = sh - 1 - v; break;
-    case 5: x = v; y = u; break;
-    case 6: x = v; y = sh - 1 - u; break;
-    case 7: x = sw - 1 - v; y = sh - 1 - u; break;
-    case 8: x = sw - 1 - v; y = u; break;
-    default: break;
-    }
-    return (size_t)y * sw + x;
 }
 
 __global__ void transform_kernel(void *out, const tf_image *table,
@@ -179,6 +120,8 @@ cudaError_t launch_transform(void *d_out, const tf_image *d_table, int n,
 {
     if (n <= 0)
         return cudaSuccess;
+    if (s->antialias && s->mode != TF_SAME)
+        return launch_transform_aa(d_out, d_table, n, d_arena, s, stream);
     tf_params p = params_of(s);
     size_t pixels = s->out_w * s->out_h;
     size_t blocks = (pixels + THREADS - 1) / THREADS;
