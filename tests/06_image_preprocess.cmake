@@ -560,6 +560,8 @@ add_test(imgbatch.gpu_labels ${tool_sh} labels "${tool}" "${jpegs}"
          "${jpegs}/labels")
 set_tests_properties(imgbatch.gpu_labels PROPERTIES LABELS gpu
                      SKIP_RETURN_CODE 77 FIXTURES_REQUIRED jpegs06)
+# --antialias, in every build.
+include("${SRC_DIR}/tests/06_antialias.cmake")
 # A build without nvJPEG (HAVE_NVJPEG empty): --decoder gpu is refused in
 # one line, exit 1, before a GPU is looked for; auto decodes every JPEG on
 # the CPU. The GPU decode tests below need nvJPEG, so they are registered

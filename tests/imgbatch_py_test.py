@@ -83,6 +83,7 @@ def cpu(imgbatch, fixtures):
             (dict(device=-1), ["--device: '-1' must be at least 0"]),
             # Options that do not go together: imgbatch_open's checks.
             (dict(resize_short=256), ["--resize-short S goes with --crop"]),
+            (dict(antialias=True), ["--antialias needs a resize: --resize"]),
             (dict(dtype="uint8", mean=0.5), ["do nothing with --dtype uint8"]),
             (dict(decoder="cpu", nvjpeg_backend="hybrid"),
              ["an nvJPEG backend does nothing with --decoder cpu"])]:
@@ -191,6 +192,11 @@ def gpu(imgbatch, fixtures, tool, out):
                                   flip=False, batch_size=2),
          ["--color", "rgb", "--dtype", "uint8", "--resize", "9x7",
           "--no-flip", "--batch-size", "2"]),
+        # antialias=True is --antialias: other levels than without it.
+        ("rgb_u8_antialias", dict(color="rgb", dtype="uint8",
+                                  resize_short=20, crop=16, antialias=True),
+         ["--color", "rgb", "--dtype", "uint8", "--resize-short", "20",
+          "--crop", "16x16", "--antialias"]),
     ]
     for name, kwargs, args in cases:
         npy = os.path.join(out, name + ".npy")

@@ -140,6 +140,22 @@ int main(void)
            set("exif", NULL) && o->exif == 1);
     imgbatch_options_free(o);
 
+    /* The antialiased resize: off by default, on by name, into the
+     * spec with a resize; refused without one. */
+    o = imgbatch_options_new();
+    EXPECT(o->antialias == 0 && set("folder", "photos") &&
+           set("antialias", NULL) && o->antialias == 1);
+    refused("antialias", "1", "--antialias takes no value, got '1'");
+    EXPECT(ib_check_options(o, &s) == IMGBATCH_ERR_OPTIONS &&
+           strstr(imgbatch_failure_reason(), "--antialias needs a resize"));
+    EXPECT(set("resize", "64x48") && ib_check_options(o, &s) ==
+           IMGBATCH_OK && s.antialias == 1 && s.mode == TF_RESIZE);
+    imgbatch_options_free(o);
+    o = imgbatch_options_new();
+    EXPECT(set("folder", "photos") && set("resize", "64x48") &&
+           ib_check_options(o, &s) == IMGBATCH_OK && s.antialias == 0);
+    imgbatch_options_free(o);
+
     /* A data set's options: class folders, each pass's order. */
     o = imgbatch_options_new();
     EXPECT(set("folder", "classes") && set("class-folders", NULL) &&

@@ -136,6 +136,8 @@ void batch_cli_parse(int argc, char **argv, batch_options *b)
         cm_usage_error("--resize or --resize-short with --crop, not both");
     if (!o->resize_short != !crop)
         cm_usage_error("--resize-short S goes with --crop WxH");
+    if (o->antialias && !resize && !crop)
+        cm_usage_error("%s", IB_ANTIALIAS_ALONE);
     if (crop && (o->crop_width > o->resize_short ||
                  o->crop_height > o->resize_short))
         cm_usage_error("--crop %zux%zu is larger than the short side %zu",

@@ -106,13 +106,19 @@ typedef struct {
     /* the size: every image resized to resize_width x resize_height, or
      * its short side scaled to resize_short and the centre crop_width x
      * crop_height taken (bilinear, pixel centres aligned, no
-     * antialiasing); all 0: every image must have the first one's size */
+     * antialiasing unless antialias); all 0: every image must have the
+     * first one's size */
     size_t resize_width, resize_height;
     size_t resize_short, crop_width, crop_height;
     float mean[3], std[3];     /* per channel; std > 0 */
     int flip;                  /* mirror each image left to right */
     int exif;                  /* turn each JPEG upright by its EXIF
                                   orientation first (default 1) */
+    /* resize with antialiasing, exactly as Pillow's Image.resize(size,
+     * BILINEAR), which torchvision's Resize(antialias=True) does to a
+     * PIL image; needs a resize. 0 (default): the plain bilinear
+     * resize, faster */
+    int antialias;
     /* keep the whole tensor on the GPU when it fits (imgbatch_info says
      * where), so that each batch is a slice of it; else, and by
      * default, batches take turns in a few buffers */
@@ -230,7 +236,8 @@ imgbatch_status imgbatch_read_on(imgbatch *b, cudaStream_t stream);
  * dashes ("resize", "crop", "color", "dtype", "mean", ...) and its texts
  * ("224x224", "rgb", "0.485,0.456,0.406"), parsed by the same code, plus
  * "folder", "file" (one image; again for each) and "device". A flag
- * ("flip", "no-flip", "skip-bad", "keep-on-gpu") takes value NULL; mean
+ * ("flip", "no-flip", "antialias", "skip-bad", "keep-on-gpu") takes
+ * value NULL; mean
  * and std count their values against the color already set. Checks
  * between options are imgbatch_open's. Strings are copied and owned by
  * the options. imgbatch_options_new returns the defaults (NULL: no

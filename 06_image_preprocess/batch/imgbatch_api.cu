@@ -133,17 +133,18 @@ static imgbatch_status select_device(int index, int verbose)
  * mean 0.485,0.456,0.406 and std 0.229,0.224,0.225" */
 static void say_transform(const tf_spec *s)
 {
-    char size[128], values[160];
+    char size[160], values[160];
+    const char *how = s->antialias ? "bilinear, antialiased as Pillow's"
+                                   : "bilinear, no antialiasing";
     if (s->mode == TF_SAME)
         snprintf(size, sizeof size, "every image as it is, %zu x %zu",
                  s->out_w, s->out_h);
     else if (s->mode == TF_RESIZE)
-        snprintf(size, sizeof size, "resized to %zu x %zu (bilinear, no "
-                 "antialiasing)", s->out_w, s->out_h);
+        snprintf(size, sizeof size, "resized to %zu x %zu (%s)", s->out_w,
+                 s->out_h, how);
     else
         snprintf(size, sizeof size, "short side scaled to %zu, the centre "
-                 "%zu x %zu (bilinear, no antialiasing)", s->short_side,
-                 s->out_w, s->out_h);
+                 "%zu x %zu (%s)", s->short_side, s->out_w, s->out_h, how);
     int plain = 1;
     for (int c = 0; c < s->channels; c++)
         plain &= s->mean[c] == 0.0f && s->std[c] == 1.0f;

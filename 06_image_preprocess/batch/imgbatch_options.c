@@ -68,6 +68,8 @@ imgbatch_status ib_check_options(const imgbatch_options *o, tf_spec *s)
     if (resize && crop)
         return ib_fail(IMGBATCH_ERR_OPTIONS, "--resize or --resize-short "
                     "with --crop, not both");
+    if (o->antialias && !resize && !crop)
+        return ib_fail(IMGBATCH_ERR_OPTIONS, "%s", IB_ANTIALIAS_ALONE);
     if (crop && (o->crop_width > o->resize_short ||
                  o->crop_height > o->resize_short))
         return ib_fail(IMGBATCH_ERR_OPTIONS, "--crop %zux%zu is larger than "
@@ -107,6 +109,7 @@ imgbatch_status ib_check_options(const imgbatch_options *o, tf_spec *s)
     memcpy(s->mean, o->mean, sizeof s->mean);
     memcpy(s->std, o->std, sizeof s->std);
     s->flip = o->flip;
+    s->antialias = o->antialias;
     return IMGBATCH_OK;
 }
 

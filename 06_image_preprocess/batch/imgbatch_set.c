@@ -60,7 +60,7 @@ static const ib_option OPTIONS[] = {
      .value = NO_TEXT, .metavar = "WxH",
      .help = "resize each image to WxH on the GPU (bilinear, pixel "
      "centres aligned as cv2.INTER_LINEAR; no antialiasing, as "
-     "F.interpolate(antialias=False))"}},
+     "F.interpolate(antialias=False), unless --antialias)"}},
     {.on_cli = 1, .spec = {.name = "resize-short", .type = CM_OPT_SIZE,
      .value = SIZE_0, .metavar = "S",
      .help = "scale each image's short side to S (the other in "
@@ -95,6 +95,13 @@ static const ib_option OPTIONS[] = {
      "and PIL do not)"}},
     {.on_cli = 1, .spec = {.name = "no-exif", .type = CM_OPT_FLAG,
      .value = &(int){0}, .help = "take each JPEG as stored"}},
+    {.on_cli = 1, .spec = {.name = "antialias", .type = CM_OPT_FLAG,
+     .value = &(int){0},
+     .help = "resize with antialiasing, exactly as Pillow's "
+     "Image.resize(BILINEAR): torchvision's pixels, whose Resize has "
+     "antialias=True by default on PIL images and on tensors. The default "
+     "here is the plain bilinear resize, which is faster (with --resize "
+     "or --resize-short)"}},
     {.on_cli = 1, .spec = {.name = "skip-bad", .type = CM_OPT_FLAG,
      .value = &(int){0},
      .help = "skip (and count) files that cannot be used instead of "
@@ -319,6 +326,8 @@ static imgbatch_status apply(imgbatch_options *o, const cm_opt *spec,
         o->flip = name[0] == 'f';
     else if (strcmp(name, "exif") == 0 || strcmp(name, "no-exif") == 0)
         o->exif = name[0] == 'e';
+    else if (strcmp(name, "antialias") == 0)
+        o->antialias = 1;
     else if (strcmp(name, "skip-bad") == 0)
         o->skip_bad = 1;
     else if (strcmp(name, "class-folders") == 0)

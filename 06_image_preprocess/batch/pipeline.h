@@ -202,6 +202,11 @@ void count_route(pass_counts *c, route how, const char *why);
  * the status, with the reason kept for imgbatch_failure_reason
  * (imgbatch_options.c). */
 imgbatch_status ib_check_options(const imgbatch_options *o, tf_spec *s);
+/* Its refusal of an antialias without a resize, which the command line
+ * makes too (a usage error there). */
+#define IB_ANTIALIAS_ALONE "--antialias needs a resize: --resize WxH, or " \
+    "--resize-short S with --crop WxH"
+
 imgbatch_status ib_fail(imgbatch_status st, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 

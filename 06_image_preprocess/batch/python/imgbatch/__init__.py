@@ -295,7 +295,9 @@ class Loader:
     with crop; color "gray" or "rgb"; dtype "float32", "float16" or
     "uint8"; mean and std (one value or one per channel); flip (default
     False); exif (default True: each JPEG turned upright by its EXIF
-    orientation); skip_bad; max_pixels; batch_size; threads; streams; decoder;
+    orientation); antialias (default False: the plain bilinear resize,
+    faster; True: exactly Pillow's Image.resize(BILINEAR), torchvision's
+    Resize default, antialias=True); skip_bad; max_pixels; batch_size; threads; streams; decoder;
     nvjpeg_backend; keep_on_gpu; device. A data set: class_folders (the
     folder holds a folder per class, as torchvision's ImageFolder: each
     batch's .labels, the loader's .classes), shuffle with seed (each pass
@@ -316,7 +318,8 @@ class Loader:
 
     def __init__(self, source, *, batch_size=None, resize=None,
                  resize_short=None, crop=None, color=None, dtype=None,
-                 mean=None, std=None, flip=None, exif=None, skip_bad=False,
+                 mean=None, std=None, flip=None, exif=None,
+                 antialias=False, skip_bad=False,
                  max_pixels=None, decoder=None, nvjpeg_backend=None,
                  threads=None, streams=None, keep_on_gpu=False, device=0,
                  class_folders=False, shuffle=False, seed=None, rank=None,
@@ -356,6 +359,8 @@ class Loader:
             settings.append(("flip" if flip else "no-flip", None))
         if exif is not None:
             settings.append(("exif" if exif else "no-exif", None))
+        if antialias:
+            settings.append(("antialias", None))
         if skip_bad:
             settings.append(("skip-bad", None))
         if keep_on_gpu:
