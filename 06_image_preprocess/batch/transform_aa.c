@@ -156,11 +156,17 @@ int tf_aa_plane_ref(const tf_spec *s, const tf_place *p,
     }
     for (size_t r = 0; r < rows; r++)
         for (size_t x = 0; x < w; x++) {
+            /* An image stored upright is read along its row; the
+             * others pixel by pixel where tf_orient puts them. */
+            const uint8_t *in =
+                o == 1 ? plane + (row0 + r) * src_w + wx[x].first : NULL;
+            const int32_t *k = kx + x * taps;
             int32_t sum = 1 << (TF_AA_BITS - 1);
             for (size_t i = 0; i < wx[x].count; i++)
-                sum += (int32_t)upright(plane, src_w, src_h, o,
-                                        wx[x].first + i, row0 + r) *
-                       kx[x * taps + i];
+                sum += (int32_t)(o == 1 ? in[i]
+                                        : upright(plane, src_w, src_h, o,
+                                                  wx[x].first + i,
+                                                  row0 + r)) * k[i];
             mid[r * w + x] = (uint8_t)tf_aa_clip(sum);
         }
     for (size_t y = 0; y < s->out_h; y++) {
