@@ -1,7 +1,8 @@
 /* transform.h - the batch tool's one kernel over a batch (transform.cu):
  * every image of it, decoded at its own size into the batch's arena,
- * resized (bilinear), normalized, flipped and written as its slot of the
- * tensor, in one launch; and the copy of the rows the checks sample.
+ * resized (bilinear; antialiased if the spec asks, transform_aa.cu),
+ * normalized, flipped and written as its slot of the tensor, in one
+ * launch; and the copy of the rows the checks sample.
  *
  *   tf_image_entry(&table[i], &spec, offset, w, h, planes);  one per image
  *   (pipeline.cu)

@@ -109,9 +109,12 @@ static __device__ __forceinline__ unsigned clip(int sum)
 }
 
 /* What a block shares: its tile's windows and weights, and a chunk of
- * horizontal-pass levels (22,848 bytes). */
+ * horizontal-pass levels (22,976 bytes). A warp's 32 threads read the
+ * weights of 32 columns at once: each column's row of kx is one word
+ * longer than MAX_TAPS so that those 32 words lie in 32 different banks
+ * (MAX_TAPS words apart, they would all be in one, read one by one). */
 typedef struct {
-    int kx[TILE_W][MAX_TAPS], ky[TILE_H][MAX_TAPS];
+    int kx[TILE_W][MAX_TAPS + 1], ky[TILE_H][MAX_TAPS];
     unsigned x_first[TILE_W], x_count[TILE_W];
     unsigned y_first[TILE_H], y_count[TILE_H];
     uint8_t mid[CHUNK_ROWS][TILE_W];
@@ -144,9 +147,10 @@ static __device__ unsigned direct_level(const aa_image *m,
     return clip(sum);
 }
 
-/* The tile at (x0, y0), channel plane `in`: Pillow's two passes, chunk
- * by chunk of source rows; returns this thread's level (0 for a thread
- * outside the image). Every thread of the block calls it. */
+/* The block's tile, whose windows and weights are in sh (tw x th of its
+ * pixels inside the image), from channel plane `in`: Pillow's two
+ * passes, chunk by chunk of source rows; returns this thread's level (0
+ * for a thread outside the image). Every thread of the block calls it. */
 static __device__ unsigned tile_level(aa_shared *sh, const aa_image *m,
                                       const uint8_t *in, unsigned tw,
                                       unsigned th)

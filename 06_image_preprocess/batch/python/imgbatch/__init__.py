@@ -297,12 +297,13 @@ class Loader:
     False); exif (default True: each JPEG turned upright by its EXIF
     orientation); antialias (default False: the plain bilinear resize,
     faster; True: exactly Pillow's Image.resize(BILINEAR), torchvision's
-    Resize default, antialias=True); skip_bad; max_pixels; batch_size; threads; streams; decoder;
-    nvjpeg_backend; keep_on_gpu; device. A data set: class_folders (the
-    folder holds a folder per class, as torchvision's ImageFolder: each
-    batch's .labels, the loader's .classes), shuffle with seed (each pass
-    a new order), rank with world_size (DistributedSampler's shard), and
-    drop_last. None leaves the library's default.
+    Resize default, antialias=True); skip_bad; max_pixels; batch_size;
+    threads; streams; decoder; nvjpeg_backend; keep_on_gpu; device. A
+    data set: class_folders (the folder holds a folder per class, as
+    torchvision's ImageFolder: each batch's .labels, the loader's
+    .classes), shuffle with seed (each pass a new order), rank with
+    world_size (DistributedSampler's shard), and drop_last. None leaves
+    the library's default.
 
     read_on: the streams your work reads each batch on. By default, when
     PyTorch is imported, its current stream on the device at each step:
