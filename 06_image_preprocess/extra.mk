@@ -201,3 +201,23 @@ endif
 AA_FLAGS := -ffp-contract=off
 $(BUILD)/obj/$(IMGBATCH_DIR)/transform_aa.c.o: C_ALL += $(AA_FLAGS)
 $(BUILD)/pic/$(IMGBATCH_DIR)/transform_aa.c.o: C_ALL += $(AA_FLAGS)
+
+# tests/test_06_aa_kernel.c runs transform_aa.cu's kernel on the CPU: the
+# kernel's code (from its constants to its launch, and stored_at of
+# transform_device.h), cut out by sed into a file the test includes. An
+# empty cut fails the build rather than testing nothing.
+AA_KERNEL_INC := $(BUILD)/gen/transform_aa_kernel.inc
+$(AA_KERNEL_INC): $(IMGBATCH_DIR)/transform_aa.cu \
+  $(IMGBATCH_DIR)/transform_device.h 06_image_preprocess/extra.mk
+	@mkdir -p $(@D)
+	@sed -n '/^static __device__ __forceinline__ size_t stored_at/,/^}/p' \
+	  $(IMGBATCH_DIR)/transform_device.h > $@.tmp
+	@sed -n '/^enum { TILE_W/,/^cudaError_t launch_transform_aa/p' \
+	  $(IMGBATCH_DIR)/transform_aa.cu | sed '$$d' >> $@.tmp
+	@grep -q stored_at $@.tmp && grep -q transform_aa_kernel $@.tmp || \
+	  { echo "$@: the kernel's code not found in transform_aa.cu" >&2; \
+	    rm -f $@.tmp; exit 1; }
+	@mv $@.tmp $@
+$(BUILD)/obj/tests/test_06_aa_kernel.c.o: $(AA_KERNEL_INC)
+$(BUILD)/obj/tests/test_06_aa_kernel.c.o: CPPFLAGS += -I$(BUILD)/gen
+$(BUILD)/obj/tests/test_06_aa_kernel.c.o: C_ALL += $(AA_FLAGS)

@@ -36,6 +36,9 @@
 
 #include "transform_device.h"
 
+/* From here to launch_transform_aa, tests/test_06_aa_kernel.c runs the
+ * code on the CPU too (extra.mk cuts it out), a thread for each CUDA
+ * thread: plain C, and of CUDA only the names that test defines. */
 enum { TILE_W = 32, TILE_H = 8, THREADS = TILE_W * TILE_H };
 enum { MAX_TAPS = 128, CHUNK_ROWS = 64 };
 /* Blocks along one image; more tiles are covered by a block's loop. */
