@@ -55,8 +55,10 @@ function(aa_gpu suffix fixture)
                        LABELS gpu SKIP_RETURN_CODE 77
                        FIXTURES_REQUIRED ${fixture})
 endfunction()
-# PNG, BMP and a JPEG: down and up, gray and RGB, uint8 and a crop.
-aa_gpu(png images06 --resize 40x30 "${fx}/batch_mixed")
+# PNG, BMP and a JPEG (37 x 23, and 20 x 10): down and up, gray and RGB,
+# uint8 and a crop.
+aa_gpu(png_down images06 --resize 16x9 "${fx}/batch_mixed")
+aa_gpu(png_up images06 --resize 50x30 "${fx}/batch_mixed")
 aa_gpu(png_crop_rgb images06 --resize-short 20 --crop 16x12 --color rgb
        --dtype uint8 --decoder cpu "${fx}/batch")
 # Photographs of 333 to 640 pixels a side, decoded on the CPU: every
