@@ -2,7 +2,7 @@
  * is touched, decoded on the CPU. */
 #include "batch_inputs.h"
 #include "dataset.h"
-#include "exif.h"
+#include "batch_head.h"
 #include "cpus.h"
 #include "files.h"
 #include "lib_support.h"
@@ -114,37 +114,20 @@ static int placeable(const batch_source *src, const char *path, size_t w,
     return 1;
 }
 
-/* What inputs_check's threads learn of each file: its size, or why it
- * cannot be used. */
+/* What inputs_check's threads learn of each file: its header, or why
+ * it cannot be used. */
 typedef struct {
-    size_t width, height, bytes;
-    int orientation;           /* EXIF's, with src->exif; else 1 */
-    int jpeg;                  /* it starts FF D8 */
+    head_result head;
     char *why;                 /* malloc'd "PATH: reason", or NULL */
 } file_verdict;
 
-/* A file's verdict from its bytes: its size and orientation, or why it
- * cannot be used (in err; -1). */
+/* A file's verdict from its first bytes, or all of them (batch_head.h):
+ * its size and orientation, or why it cannot be used (in err; -1). */
 static int probe_file(const batch_source *src, size_t i, file_verdict *v,
                       char *err, size_t err_len)
 {
-    const char *path = src->list->paths[i];
-    size_t len = 0;
-    io_info info;
-    unsigned char *data = io_read_file(path, &len, err, err_len);
-    int bad = !data || io_probe(path, data, len, src->max_pixels, &info,
-                                err, err_len) != 0;
-    if (!bad) {
-        v->width = info.width;
-        v->height = info.height;
-        v->bytes = info.file_bytes;
-        v->jpeg = len >= 2 && data[0] == 0xFF && data[1] == 0xD8;
-        v->orientation = src->exif && strcmp(info.format, "JPEG") == 0
-                             ? exif_orientation(data, len)
-                             : 1;
-    }
-    free(data);
-    return bad ? -1 : 0;
+    return head_probe(src->list->paths[i], src->max_pixels, src->exif,
+                      &v->head, err, err_len);
 }
 
 typedef struct {
@@ -224,10 +207,11 @@ int inputs_check(batch_source *src, int skip_bad, int verbose,
     src->height = ib_calloc(n, sizeof *src->height);
     src->orientation = src->exif ? ib_calloc(n, 1) : NULL;
     src->bytes = ib_calloc(n, sizeof *src->bytes);
+    src->whole = ib_calloc(n, 1);
     src->jpegs = 0;
     file_verdict *verdicts = ib_calloc(n, sizeof *verdicts);
     if (!src->width || !src->height || (src->exif && !src->orientation) ||
-        !src->bytes || !verdicts ||
+        !src->bytes || !src->whole || !verdicts ||
         check_all(src, skip_bad, verdicts) != 0) {
         free(verdicts);
         snprintf(err, err_len, "not enough memory for %zu file sizes", n);
@@ -240,13 +224,13 @@ int inputs_check(batch_source *src, int skip_bad, int verbose,
         int bad = v->why != NULL;
         if (bad) {
             snprintf(err, err_len, "%s", v->why);
-        } else if (v->width == 0) {  /* its reason was not kept */
+        } else if (v->head.width == 0) {  /* its reason was not kept */
             bad = probe_file(src, i, v, err, err_len) != 0;
         }
         /* Placed as it is upright: orientations 5 to 8 swap its sides. */
-        int turned = !bad && v->orientation >= 5;
-        size_t up_w = turned ? v->height : v->width;
-        size_t up_h = turned ? v->width : v->height;
+        int turned = !bad && v->head.orientation >= 5;
+        size_t up_w = turned ? v->head.height : v->head.width;
+        size_t up_h = turned ? v->head.width : v->head.height;
         bad = bad || !placeable(src, list->paths[i], up_w, up_h, size_from,
                                 err, err_len);
         if (bad && !skip_bad) {
@@ -265,13 +249,14 @@ int inputs_check(batch_source *src, int skip_bad, int verbose,
             src->same_height = up_h;
             size_from = list->paths[i];
         }
-        *file_bytes += v->bytes;
-        src->width[kept] = v->width;
-        src->height[kept] = v->height;
+        *file_bytes += v->head.bytes;
+        src->width[kept] = v->head.width;
+        src->height[kept] = v->head.height;
         if (src->orientation)
-            src->orientation[kept] = (uint8_t)v->orientation;
-        src->bytes[kept] = v->bytes;
-        src->jpegs += v->jpeg;
+            src->orientation[kept] = (uint8_t)v->head.orientation;
+        src->bytes[kept] = v->head.bytes;
+        src->whole[kept] = (uint8_t)v->head.whole;
+        src->jpegs += v->head.jpeg;
         if (list->labels)
             list->labels[kept] = list->labels[i];
         list->paths[kept++] = list->paths[i];
@@ -300,7 +285,9 @@ void inputs_free(batch_source *src)
     free(src->height);
     free(src->orientation);
     free(src->bytes);
+    free(src->whole);
     src->width = src->height = NULL;
+    src->whole = NULL;
     src->orientation = NULL;
     src->bytes = NULL;
 }
@@ -311,6 +298,22 @@ int inputs_orientation(const batch_source *src, size_t i)
                    src->orientation[i] <= 8
                ? src->orientation[i]
                : 1;
+}
+
+int inputs_recheck(const batch_source *src, size_t index,
+                   const uint8_t *bits, size_t len, char *err,
+                   size_t err_len)
+{
+    /* Relaxed: a padded pass may hold a file twice, on two threads; the
+     * flag only saves a second check. */
+    if (__atomic_load_n(&src->whole[index], __ATOMIC_RELAXED))
+        return 0;
+    if (head_recheck(src->list->paths[index], bits, len, src->max_pixels,
+                     src->width[index], src->height[index], err,
+                     err_len) != 0)
+        return -1;
+    __atomic_store_n(&src->whole[index], 1, __ATOMIC_RELAXED);
+    return 0;
 }
 
 int inputs_decode_bytes(const batch_source *src, size_t index,

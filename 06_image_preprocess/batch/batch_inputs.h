@@ -46,6 +46,9 @@ typedef struct {
                                 orientation (inputs_check reads it) */
     uint8_t *orientation;    /* each kept file's, 1 to 8; NULL: all 1 */
     size_t *bytes;           /* each kept file's size, as read */
+    uint8_t *whole;          /* each kept file's: 1 once checked whole
+                                (io_probe), 0 while only its header
+                                has been (inputs_recheck) */
     size_t jpegs;            /* kept files that start as a JPEG (FF D8) */
     /* TF_SAME: the size of every file, and the file that set it */
     size_t same_width, same_height;
@@ -78,16 +81,18 @@ void path_list_free(path_list *list);
 /* 1 if path names an existing directory. */
 int inputs_is_directory(const char *path);
 
-/* Checks every file (io_probe) and that the tensor can take it: with
- * TF_SAME all must have the size of the first good one (then
- * src->same_width x same_height), else tf_place_image must place it.
- * Fills src->width and src->height (freed by inputs_free). A bad file is
- * an error (the first in the list's order), or with skip_bad one
- * "skipped: ..." line on stderr (if verbose, in the list's order),
+/* Checks every file's header (batch_head.h: from its first bytes where
+ * they hold it, else the whole file, io_probe) and that the tensor can
+ * take it: with TF_SAME all must have the size of the first good one
+ * (then src->same_width x same_height), else tf_place_image must place
+ * it. Fills src->width and src->height (freed by inputs_free). A bad
+ * file is an error (the first in the list's order), or with skip_bad
+ * one "skipped: ..." line on stderr (if verbose, in the list's order),
  * removed from the list (its label with it) and counted. Fills
- * src->bytes and src->jpegs too. The files are read and probed on
- * src->threads threads, one file at a time each. Returns 0, or -1 with
- * err. */
+ * src->bytes, src->whole and src->jpegs too. The files are probed on
+ * src->threads threads, one file at a time each. A file taken from its
+ * header gets the rest of its check from inputs_recheck, when it is
+ * read whole. Returns 0, or -1 with err. */
 int inputs_check(batch_source *src, int skip_bad, int verbose,
                  size_t *skipped, size_t *file_bytes, char *err,
                  size_t err_len);
@@ -97,6 +102,14 @@ void inputs_free(batch_source *src);
  * own with src->exif, else 1. */
 int inputs_orientation(const batch_source *src, size_t i);
 
+
+/* The whole-file check of image index (len bytes at bits, read whole),
+ * once a file: io_probe's, and the frame size its header gave. Safe
+ * from several threads at once. Returns 0, or -1 with "PATH: reason"
+ * in err (a file cut short, one changed since it was checked). */
+int inputs_recheck(const batch_source *src, size_t index,
+                   const uint8_t *bits, size_t len, char *err,
+                   size_t err_len);
 
 /* Decodes the bytes of image index (len of them, read from its file)
  * into dst: src->channels planes of its width x height (gray, or R, G,

@@ -74,8 +74,12 @@ static void read_item(void *ctx, size_t j, int thread)
     uint8_t *bits = x->h_bits + x->offset[j];
     x->why[j] = NULL;
     x->planes[j] = r->src->channels;
+    /* A file the open took from its header is checked whole here, the
+     * first time it is read: a cut one is a bad file like any other. */
     if (read_exact(r->src->list->paths[image], bits, len, x->err[j],
-                   BATCH_ERR_LEN) != 0)
+                   BATCH_ERR_LEN) != 0 ||
+        inputs_recheck(r->src, image, bits, len, x->err[j],
+                       BATCH_ERR_LEN) != 0)
         x->how[j] = ROUTE_BAD;
     else
         x->how[j] = decoder_file(r->dec, thread, image, bits, len,
