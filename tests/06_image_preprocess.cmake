@@ -127,6 +127,10 @@ tool_usage(out_labels_none "--out-labels needs labels: give --class-folders"
            --out-labels l.npy d)
 tool_usage(out_labels_same "--out-npy and --out-labels name the same file"
            --class-folders --out-labels x.npy --out-npy x.npy d)
+tool_usage(check_images_negative "--check-images: '-1' must be at least 0"
+           --check-images -1 d)
+tool_usage(bare_check_images "--check-images does nothing with --bare-decode"
+           --bare-decode --check-images 8 d)
 foreach(option shuffle drop-last out-labels)
   set(args --${option})
   if(option STREQUAL "out-labels")
@@ -648,6 +652,15 @@ add_test(imgbatch.gpu_check_garbled_rgb ${tool_sh} garbled "${tool}"
          "${wild}")
 add_test(imgbatch.gpu_check_garbled_gray ${tool_sh} garbled "${tool}"
          img_00003.jpg 3 --dtype uint8 --resize 64x48 "${wild}")
+# --check-images 2 of the 40: the first and the last image only; a
+# garbled last one fails, a garbled middle one is not seen (and the
+# check line says 2 of 40).
+add_test(imgbatch.gpu_check_bounded_last ${tool_sh} garbled "${tool}"
+         img_00039.jpg 39 --check-images 2 --dtype uint8 --resize 64x48
+         "${wild}")
+add_test(imgbatch.gpu_check_bounded_unseen ${tool_sh} unpicked "${tool}"
+         20 "check: 2 of 40 images" --check-images 2 --dtype uint8
+         --resize 64x48 "${wild}")
 # The tensor's file: its type and shape in the header, its size.
 add_test(imgbatch.gpu_npy_gray_f32 ${tool_sh} npy "${tool}"
          "${jpegs}/wild_f32.npy" "<f4" "(40, 48, 64)" --resize 64x48
@@ -709,5 +722,7 @@ set_tests_properties(imgbatch.gpu_decode_bare imgbatch.gpu_decode_bare_wild
                      imgbatch.gpu_vs_cpu_exif
                      imgbatch.gpu_check_garbled_rgb
                      imgbatch.gpu_check_garbled_gray
+                     imgbatch.gpu_check_bounded_last
+                     imgbatch.gpu_check_bounded_unseen
                      PROPERTIES LABELS gpu SKIP_RETURN_CODE 77
                      FIXTURES_REQUIRED jpegs06)

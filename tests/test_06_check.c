@@ -7,7 +7,10 @@
  * match exactly; RGB within its looser rules, but an image garbled in
  * one block (the check's test hook, check_garble) fails by its luma. No
  * GPU: the "GPU" tensor is transform_ref.c's, from planes altered as a
- * decoder would. */
+ * decoder would. And which images the check picks (check_pick_*): all
+ * of a pass no longer than the bound, else the bound's number, one in
+ * each stretch, the first and last among them, the same every time,
+ * at every place of a stretch. */
 #include "test.h"
 #include "../06_image_preprocess/batch/batch_check.h"
 #include "../06_image_preprocess/batch/corpus.h"
@@ -201,8 +204,44 @@ static void other_rules(void)
     EXPECT(st.inexact == 1 && check_image_verdict(&st, 1, 1) != NULL);
 }
 
+/* check_pick_count and check_pick_position over passes of n. */
+static void picks(void)
+{
+    EXPECT(check_pick_count(40, CHECK_IMAGES_DEFAULT) == 40);
+    EXPECT(check_pick_count(1024, 1024) == 1024);
+    EXPECT(check_pick_count(100000, 1024) == 1024);
+    EXPECT(check_pick_count(100000, 0) == 100000);
+    EXPECT(check_pick_count(7, 1) == 1 && check_pick_position(7, 1, 0) == 0);
+    for (size_t n = 1; n <= 60; n++)  /* a pass within the bound: all */
+        for (size_t k = 0; k < n; k++)
+            EXPECT(check_pick_position(n, n, k) == k);
+    const size_t ns[] = {1025, 2000, 20000, 100000, 1234567};
+    for (size_t i = 0; i < sizeof ns / sizeof ns[0]; i++) {
+        size_t n = ns[i], count = check_pick_count(n, 1024), bad = 0;
+        size_t last = 0;
+        EXPECT(check_pick_position(n, count, 0) == 0);
+        EXPECT(check_pick_position(n, count, count - 1) == n - 1);
+        for (size_t k = 0; k < count; k++) {
+            size_t p = check_pick_position(n, count, k);
+            bad += p < k * n / count || p >= (k + 1) * n / count ||
+                   (k > 0 && p <= last) ||
+                   p != check_pick_position(n, count, k);
+            last = p;
+        }
+        EXPECT(bad == 0);
+    }
+    /* 51,200 images, 1024 stretches of 50: the picks' places in their
+     * stretches take every value, 0 to 49 (any image may be picked). */
+    uint8_t seen[50] = {0};
+    size_t places = 0;
+    for (size_t k = 0; k < 1024; k++)
+        places += !seen[check_pick_position(51200, 1024, k) % 50]++;
+    EXPECT(places == 50);
+}
+
 int main(void)
 {
+    picks();
     /* A photo-like image: its luma and its R, G, B planes. */
     static uint8_t rgb[SW * SH * 3];
     EXPECT(corpus_synth_rgb(rgb, SW, SH, 4, 2) == 0);

@@ -51,7 +51,11 @@ static void take_files(batch_run *r, nj_engine *engine, bare_files *f)
          * since) would overrun its slot: left out like a refused one. */
         js_header h;
         size_t w = 0, ht = 0;
-        if (!same || js_screen(f->h_bits + at, len, &h) || !engine ||
+        /* So is one its whole-file check refuses (cut short). */
+        if (!same ||
+            inputs_recheck(r->src, i, f->h_bits + at, len, err,
+                           sizeof err) != 0 ||
+            js_screen(f->h_bits + at, len, &h) || !engine ||
             !nj_batched(engine) || nj_screen(engine, 0, f->h_bits + at, len) ||
             h.width != r->src->width[i] || h.height != r->src->height[i] ||
             nj_parsed_size(engine, 0, &w, &ht) != 0 ||
@@ -118,7 +122,10 @@ static void check_last(batch_run *r, const bare_files *f, size_t first,
                        gray ? 1 : 3, inputs_orientation(r->src, image));
         r->out_index[i] = image;
         r->gpu_decoded[image] = 1;
+        /* Every image of it a pick of the check (room for a batch's). */
+        r->check_pos[i] = r->check_out[i] = i;
     }
+    r->n_checked = count;
     void *d_out = r->d_tensor ? r->d_tensor : x->d_out;
     CUDA_CHECK(cudaMemcpyAsync(x->d_table, x->h_table,
                                count * sizeof(tf_image),

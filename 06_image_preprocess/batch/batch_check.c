@@ -143,7 +143,7 @@ const char *check_run_verdict(const check_stats *total, int channels)
 /* Each reader thread's findings; it writes only its own. */
 typedef struct {
     check_stats gpu, cpu;
-    size_t unreadable, corrupt, failed, first_failed, worst;
+    size_t checked, unreadable, corrupt, failed, first_failed, worst;
     const char *first_why;
     double worst_share;
 } thread_result;
@@ -176,12 +176,16 @@ static void add(check_stats *to, const check_stats *s)
                                                  : to->luma_most;
 }
 
-/* A reader's item: tensor image `item` on its sampled rows. */
-static void sampled_item(void *ctx, size_t item, int thread)
+/* A reader's item: pick `pick`, a tensor image, on its sampled rows. */
+static void sampled_item(void *ctx, size_t pick, int thread)
 {
     check_job *job = (check_job *)ctx;
     batch_run *r = job->r;
     thread_result *t = &job->per_thread[thread];
+    size_t item = r->check_out[pick];
+    if (item == SIZE_MAX)  /* its file was skipped in the pass */
+        return;
+    t->checked++;
     size_t image = r->out_index[item];
     size_t w = r->src->width[image], h = r->src->height[image];
     int gpu = r->gpu_decoded[image];
@@ -210,7 +214,7 @@ static void sampled_item(void *ctx, size_t item, int thread)
         }
     } else {
         check_compare(r->spec, &r->levels, &p, ref, r->src->channels, w, h,
-                      r->h_samples + item * r->sample_bytes, &st);
+                      r->h_samples + pick * r->sample_bytes, &st);
         why = check_image_verdict(&st, gpu, r->spec->channels);
         /* Scan data zeroed or garbled, its markers whole: nvJPEG's
          * hardware decoder reports no error, stb_image may decode it
@@ -257,7 +261,7 @@ sampled_result check_sampled(batch_run *r, size_t n_out)
         return s;
     }
     double start = cm_now_ms();
-    rp_post(r->pool, sampled_item, &job, n_out);
+    rp_post(r->pool, sampled_item, &job, r->n_checked);
     rp_wait(r->pool);
     s.ms = cm_now_ms() - start;
     size_t first = n_out;
@@ -265,6 +269,7 @@ sampled_result check_sampled(batch_run *r, size_t n_out)
         const thread_result *t = &job.per_thread[th];
         add(&s.gpu, &t->gpu);
         add(&s.cpu, &t->cpu);
+        s.checked += t->checked;
         s.unreadable += t->unreadable;
         s.n_corrupt += t->corrupt;
         s.failed += t->failed;
@@ -341,13 +346,15 @@ void check_back_item(void *ctx, size_t pos, int thread)
     t->check_ms += cm_now_ms() - start;
 }
 
-int check_samples_repeat(const batch_run *r, size_t n_out,
-                         uint64_t *by_file, uint8_t *seen)
+int check_samples_repeat(const batch_run *r, uint64_t *by_file,
+                         uint8_t *seen)
 {
     int same = 1;
-    for (size_t pos = 0; pos < n_out; pos++) {
-        const uint8_t *p = r->h_samples + pos * r->sample_bytes;
-        size_t file = r->out_index[pos];
+    for (size_t k = 0; k < r->n_checked; k++) {
+        if (r->check_out[k] == SIZE_MAX)
+            continue;
+        const uint8_t *p = r->h_samples + k * r->sample_bytes;
+        size_t file = r->out_index[r->check_out[k]];
         uint64_t h = 1469598103934665603ull;
         for (size_t i = 0; i < r->sample_bytes; i++)
             h = (h ^ p[i]) * 1099511628211ull;
@@ -356,4 +363,40 @@ int check_samples_repeat(const batch_run *r, size_t n_out,
         seen[file] = 1;
     }
     return same;
+}
+
+uint8_t *check_samples_of(const batch_run *r, size_t image)
+{
+    for (size_t k = 0; k < r->n_checked; k++)
+        if (r->check_out[k] == image)
+            return r->h_samples + k * r->sample_bytes;
+    return NULL;
+}
+
+size_t check_pick_count(size_t n, size_t bound)
+{
+    return bound == 0 || n <= bound ? n : bound;
+}
+
+/* splitmix64's finaliser: a well-mixed hash of x. */
+static uint64_t mix64(uint64_t x)
+{
+    x += 0x9E3779B97F4A7C15ull;
+    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+    x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+    return x ^ (x >> 31);
+}
+
+size_t check_pick_position(size_t n, size_t count, size_t k)
+{
+    /* Stretch k: [k n / count, (k + 1) n / count), without k n (which
+     * could overflow): k q + k rem / count, rem < count. */
+    size_t q = n / count, rem = n % count;
+    size_t start = k * q + k * rem / count;
+    size_t end = (k + 1) * q + (k + 1) * rem / count;
+    if (k == 0)
+        return 0;
+    if (k + 1 == count)
+        return n - 1;
+    return start + (size_t)(mix64(mix64(n) ^ k) % (end - start));
 }

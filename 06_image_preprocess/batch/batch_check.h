@@ -1,16 +1,19 @@
 /* batch_check.h - the batch tool's checks of the tensor (batch_check.c):
  * while the passes run, every value of every batch that comes back;
- * after them, every image's sampled rows
- * (one in every 8, tf_sample_row) against stb_image decoding its file
- * again and transform_ref.c making it into a tensor image, with rules
- * that a decoder off by one level everywhere cannot pass.
+ * after them, the sampled rows (one in every 8, tf_sample_row) of a
+ * bounded set of images spread over the pass (check_pick_*: at most
+ * --check-images of them, every one in a smaller pass) against
+ * stb_image decoding their files again and transform_ref.c making them
+ * into tensor images, with rules that a decoder off by one level
+ * everywhere cannot pass. The library checks nothing of this: the CLI
+ * asks for it (pipeline_check_start).
  *
  *   check_stats st = {0};
  *   check_compare(&spec, &levels, &place, planes, n_planes, w, h,
  *                 samples, &st);                       one image
  *   const char *why = check_image_verdict(&st, gpu, channels);
- *   sampled_result s = check_sampled(&run, n_out);     every image
- *   check_samples_repeat(&run, n_out, by_file, seen);  same every pass?
+ *   sampled_result s = check_sampled(&run, n_out);     the picked ones
+ *   check_samples_repeat(&run, by_file, seen);         same every pass?
  */
 #ifndef BATCH_CHECK_H
 #define BATCH_CHECK_H
@@ -66,6 +69,27 @@ extern "C" {
 #define CHECK_LUMA_MOST 32
 #define CHECK_LUMA_FAR_SHARE 0.02
 
+/* The images the CLI decodes again by default (--check-images): a
+ * decoder that spoils one image in 200 escapes 1024 picks with odds of
+ * 0.6%, and one off everywhere fails on every image; the check then
+ * costs 1024 stb_image decodes (about 0.3 s on 16 threads for 500 x
+ * 400 JPEGs) and 1024 images' sampled rows of pinned memory (39 MB for
+ * 3 x 224 x 224 float16), whatever the number of files. */
+#define CHECK_IMAGES_DEFAULT 1024
+
+/* How many of a pass's n images the check takes with a bound of
+ * `bound` (0: no bound): all n when n <= bound, else bound. */
+size_t check_pick_count(size_t n, size_t bound);
+
+/* The pass position of pick k (0 <= k < count, count from
+ * check_pick_count): the pass cut into count stretches as equal as can
+ * be, one image from each, at a place in it that a hash of n and k
+ * picks (any image of a pass may be picked, and a run picks the same
+ * ones again); the first stretch's first image and the last one's last,
+ * so that the pass's ends are always checked. Increasing in k; k itself
+ * when count == n. */
+size_t check_pick_position(size_t n, size_t count, size_t k);
+
 /* What a comparison found: differences in levels, tensor minus
  * reference. */
 typedef struct {
@@ -107,8 +131,9 @@ const char *check_image_verdict(const check_stats *st, int gpu,
 /* NULL if the run's GPU-decoded images, summed, keep the rules. */
 const char *check_run_verdict(const check_stats *total, int channels);
 
-/* What the check found over every image. */
+/* What the check found over the images it took. */
 typedef struct {
+    size_t checked;           /* images compared (or found unreadable) */
     check_stats gpu, cpu;     /* summed over the images of each path */
     size_t unreadable;        /* images stb_image could not decode again */
     /* With skip_bad, such a file is corrupt (nvJPEG's hardware decoder
@@ -130,8 +155,10 @@ typedef struct {
     double ms;
 } sampled_result;
 
-/* Tensor images 0 .. n_out - 1 (r->out_index says which file each is),
- * on their sampled rows, against stb_image decoding the file again (as
+/* The picked tensor images (r->check_out: the tensor index of each pick
+ * that the tensor got; r->out_index says which file each is, n_out in
+ * the tensor), on their sampled rows, against stb_image decoding the
+ * file again (as
  * gray: a YCbCr JPEG's Y plane as it is, which NVJPEG_OUTPUT_Y also is;
  * as RGB: its conversion). On the reader threads; untimed. A file it
  * cannot decode is a failure, or with r->o->skip_bad one in corrupt. */
@@ -145,13 +172,17 @@ sampled_result check_sampled(batch_run *r, size_t n_out);
  * levels. Counted in the thread's thread_counts. */
 void check_back_item(void *ctx, size_t pos, int thread);
 
-/* FNV-1a over each tensor image's sampled rows, kept by file in
+/* FNV-1a over each picked tensor image's sampled rows, kept by file in
  * by_file (seen[file]: 1 once kept; both list->count long, seen zeroed
  * before the first pass): 1 if every file's rows are those it had
  * before, in this pass and earlier ones, whatever its place in the
  * order; 0 if not, and the decode is not repeatable. */
-int check_samples_repeat(const batch_run *r, size_t n_out,
-                         uint64_t *by_file, uint8_t *seen);
+int check_samples_repeat(const batch_run *r, uint64_t *by_file,
+                         uint8_t *seen);
+
+/* The sampled rows of tensor image `image` if the check picked it in
+ * this pass, else NULL. */
+uint8_t *check_samples_of(const batch_run *r, size_t image);
 
 #ifdef __cplusplus
 }

@@ -1,5 +1,6 @@
 /* batch_cli.c - imgbatch's options and their checks, all made before the
  * GPU is touched. */
+#include "batch_check.h"
 #include "batch_cli.h"
 #include "batch_inputs.h"
 #include "imgbatch_set.h"
@@ -58,7 +59,7 @@ void batch_cli_parse(int argc, char **argv, batch_options *b)
         .help = "write the labels, in the tensor's order, as an int64 .npy "
         "(--class-folders, or a --list with labels)"};
     first_lib = n_own;
-    if (n_lib + 4 > MAX_OWN)
+    if (n_lib + 5 > MAX_OWN)
         cm_fail("%zu options: more than the command line holds", n_lib);
     for (size_t k = 0; k < n_lib; k++) {
         if (!lib[k].on_cli)
@@ -83,6 +84,12 @@ void batch_cli_parse(int argc, char **argv, batch_options *b)
         .value = &b->print_engine, .help = "say whether the GPU has a "
         "hardware JPEG decoder, and stop (environment: "
         "IMGBATCH_EMULATE_NO_ENGINE=1 runs everything as if it had none)"};
+    b->check_images = CHECK_IMAGES_DEFAULT;
+    own[n_own++] = (cm_opt){.name = "check-images", .type = CM_OPT_INT,
+        .value = &b->check_images, .metavar = "N",
+        .help = "after the passes, decode again with stb_image and check "
+        "at most N images of the last pass, spread over it, its first and "
+        "last among them (0: every image)"};
     cm_cli cli = {.program = PROGRAM,
                   .summary = "Image files into one tensor on the GPU: "
                   "decoded by nvJPEG or stb_image at their own sizes, then "
@@ -158,7 +165,7 @@ void batch_cli_parse(int argc, char **argv, batch_options *b)
                         "with --decoder cpu");
     if (b->bare_decode)
         cm_refuse_given(&cli, &b->opt, "keep-on-gpu|out-labels|shuffle|"
-                        "seed|rank|world-size|drop-last",
+                        "seed|rank|world-size|drop-last|check-images",
                         "with --bare-decode");
     if (cm_given(&cli, &b->opt, "seed") && !o->shuffle)
         cm_refuse_given(&cli, &b->opt, "seed", "without --shuffle");

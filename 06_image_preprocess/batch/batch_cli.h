@@ -31,6 +31,8 @@ typedef struct {
     int bare_decode;           /* time nvJPEG's batched decode alone */
     int print_engine;          /* only say whether the GPU has a JPEG
                                   engine (no images) */
+    long long check_images;    /* the most images a pass checked against
+                                  stb_image (0: every one) */
 } batch_options;
 
 void batch_cli_parse(int argc, char **argv, batch_options *b);

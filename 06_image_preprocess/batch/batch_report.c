@@ -1,9 +1,12 @@
-/* batch_report.c - the batch tool's report: routes, rates, the limit. */
+/* batch_report.c - the batch tool's report: routes, rates, the limit,
+ * the checks after the passes. */
 #include "batch_report.h"
+#include "batch_check.h"
 #include "files.h"
 #include "units.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 
 /* The readers busy this share of their time: they are the limit. */
 static const double READERS_BOUND_SHARE = 0.8;
@@ -160,4 +163,82 @@ void report_csv(const char *path, const pass_counts *c, const cm_stats *s,
                 c->n_out / (s->median_ms * 1e-3),
                 cm_gbps((double)file_bytes, s->median_ms) * 1e3);
     cm_csv_finish(&f, v);
+}
+
+/* The sampled rows against stb_image (batch_check.h), first of the
+ * checks: the corrupt files it finds are named here on "skipped:" lines,
+ * and the checks after it count only the images kept. */
+sampled_result report_check_first(batch_run *r, size_t n_out)
+{
+    sampled_result s = check_sampled(r, n_out);
+    for (size_t i = 0; s.corrupt && i < n_out; i++)
+        if (s.corrupt[i])
+            fprintf(stderr, "skipped: %s: corrupt: %s; left out\n",
+                    r->src->list->paths[r->out_index[i]],
+                    s.corrupt_why[i]);
+    return s;
+}
+
+/* The checks after the passes: what came back, every value; the sampled
+ * rows (s, from check_first) against stb_image; the same bits every
+ * pass; every image there. */
+void report_checks(batch_run *r, int passes, size_t n_out,
+                   int repeatable, const sampled_result *checked,
+                   cm_verdict *v)
+{
+    const sampled_result s = *checked;
+    char text[1536];
+    if (r->o->copy_to_host) {
+        size_t checked = 0, bad = 0, first = 0;
+        for (int th = r->threads - 1; th >= 0; th--) {
+            const thread_counts *t = &r->per_thread[th];
+            checked += t->back_images;
+            bad += t->back_bad;
+            first = t->back_bad ? t->back_first_bad : first;
+        }
+        snprintf(text, sizeof text, "%zu images in %d pass%s, %zu differ%s%s",
+                 checked, passes, passes > 1 ? "es" : "", bad,
+                 bad ? ", the first is " : "",
+                 bad ? r->src->list->paths[first] : "");
+        cm_check_true(v, "every image back on the host vs its planes "
+                      "(every value)", bad == 0 && checked > 0, text);
+    }
+    const check_stats *g = &s.gpu;
+    double n = g->values ? (double)g->values : 1;
+    char bound[64] = "every image";
+    if (r->check_bound)
+        snprintf(bound, sizeof bound, "at most %zu, spread over the pass",
+                 r->check_bound);
+    printf("check: %zu of %zu images (--check-images: %s), rows 8k + 3k "
+           "mod 8 (one in every 8), %zu values, vs stb_image decoding each "
+           "file again (%.0f ms)\n", s.checked, n_out, bound,
+           s.gpu.values + s.cpu.values, s.ms);
+    if (g->values)
+        printf("check: GPU-decoded: %.3f%% of values one level apart, %zu "
+               "further, mean difference %+.4f level, mean |difference| "
+               "%.3f; most one-level differences: %s (%.2f%%)\n",
+               100.0 * g->one_level / n, g->worse, (double)g->sum / n,
+               (double)g->sum_abs / n, s.worst, 100 * s.worst_share);
+    snprintf(text, sizeof text, "%zu of %zu images broke a rule (%zu "
+             "unreadable)%s" CM_PATH_FMT "%s%s", s.failed,
+             s.checked - s.n_corrupt, s.unreadable,
+             s.failed ? ", the first " : "",
+             CM_PATH_ARGS(s.failed ? s.first_failed : ""),
+             s.failed ? ": " : "", s.failed ? s.first_why : "");
+    cm_check_true(v, "checked images vs stb_image (sampled rows, the rules "
+                  "of batch_check.h)",
+                  s.failed == 0 && s.checked > s.n_corrupt, text);
+    snprintf(text, sizeof text, "%s (%zu values; most one-level "
+             "differences: %s)", s.run_why ? s.run_why : "within the rules",
+             g->values, s.worst);
+    cm_check_true(v, "GPU-decoded images together vs stb_image",
+                  s.run_why == NULL, text);
+    snprintf(text, sizeof text, "%d pass%s", passes, passes > 1 ? "es" : "");
+    cm_check_true(v, "sampled rows bit-exact in every pass", repeatable,
+                  text);
+    size_t kept = n_out - s.n_corrupt;
+    size_t usable = r->n_images - r->counts.skipped - s.n_corrupt;
+    snprintf(text, sizeof text, "%zu of %zu", kept, usable);
+    cm_check_true(v, "every usable image in the tensor",
+                  kept == usable && kept > 0, text);
 }

@@ -7,6 +7,8 @@
  *   report_routes(&counts);                       the routed: line
  *   report_pass(&run, &counts, &stats, passes, file_bytes, wall_ms, 0);
  *   report_csv(path, &counts, &stats, skipped, file_bytes, &verdict);
+ *   sampled_result s = report_check_first(&run, n_out);
+ *   report_checks(&run, passes, n_out, repeatable, &s, &verdict);
  */
 #ifndef BATCH_REPORT_H
 #define BATCH_REPORT_H
@@ -16,6 +18,7 @@
 #include "timing.h"
 #include "verify.h"
 
+#include "batch_check.h"
 #include "pipeline.h"
 
 #ifdef __cplusplus
@@ -38,6 +41,17 @@ void report_pass(const batch_run *r, const pass_counts *c,
 /* --csv FILE (NULL: none): one row, kept only if v passed. */
 void report_csv(const char *path, const pass_counts *c, const cm_stats *s,
                 size_t skipped, size_t file_bytes, const cm_verdict *v);
+
+/* The picked images' sampled rows against stb_image (check_sampled),
+ * first of the checks: the corrupt files it finds are named on
+ * "skipped:" lines, and the checks after it count only those kept. */
+sampled_result report_check_first(batch_run *r, size_t n_out);
+
+/* The checks after the passes, as verdict lines in v: what came back,
+ * every value (copy_to_host); the picks (s, from report_check_first)
+ * against stb_image; the same bits every pass; every image there. */
+void report_checks(batch_run *r, int passes, size_t n_out, int repeatable,
+                   const sampled_result *s, cm_verdict *v);
 
 #ifdef __cplusplus
 }

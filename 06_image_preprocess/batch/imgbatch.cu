@@ -191,79 +191,6 @@ static void labels_write(const char *path, const int64_t *labels, size_t n,
         printf("wrote %s ('<i8', shape (%zu,))\n", path, n);
 }
 
-/* The sampled rows against stb_image (batch_check.h), first of the
- * checks: the corrupt files it finds are named here on "skipped:" lines,
- * and the checks after it count only the images kept. */
-static sampled_result check_first(batch_run *r, size_t n_out)
-{
-    sampled_result s = check_sampled(r, n_out);
-    for (size_t i = 0; s.corrupt && i < n_out; i++)
-        if (s.corrupt[i])
-            fprintf(stderr, "skipped: %s: corrupt: %s; left out\n",
-                    r->src->list->paths[r->out_index[i]],
-                    s.corrupt_why[i]);
-    return s;
-}
-
-/* The checks after the passes: what came back, every value; the sampled
- * rows (s, from check_first) against stb_image; the same bits every
- * pass; every image there. */
-static void check_all(batch_run *r, int passes, size_t n_out,
-                      int repeatable, const sampled_result *checked,
-                      cm_verdict *v)
-{
-    const sampled_result s = *checked;
-    char text[1536];
-    if (r->o->copy_to_host) {
-        size_t checked = 0, bad = 0, first = 0;
-        for (int th = r->threads - 1; th >= 0; th--) {
-            const thread_counts *t = &r->per_thread[th];
-            checked += t->back_images;
-            bad += t->back_bad;
-            first = t->back_bad ? t->back_first_bad : first;
-        }
-        snprintf(text, sizeof text, "%zu images in %d pass%s, %zu differ%s%s",
-                 checked, passes, passes > 1 ? "es" : "", bad,
-                 bad ? ", the first is " : "",
-                 bad ? r->src->list->paths[first] : "");
-        cm_check_true(v, "every image back on the host vs its planes "
-                      "(every value)", bad == 0 && checked > 0, text);
-    }
-    const check_stats *g = &s.gpu;
-    double n = g->values ? (double)g->values : 1;
-    printf("check: rows 8k + 3k mod 8 (one in every 8) of every image, "
-           "%zu values, vs stb_image decoding each file again (%.0f ms)\n",
-           s.gpu.values + s.cpu.values, s.ms);
-    if (g->values)
-        printf("check: GPU-decoded: %.3f%% of values one level apart, %zu "
-               "further, mean difference %+.4f level, mean |difference| "
-               "%.3f; most one-level differences: %s (%.2f%%)\n",
-               100.0 * g->one_level / n, g->worse, (double)g->sum / n,
-               (double)g->sum_abs / n, s.worst, 100 * s.worst_share);
-    snprintf(text, sizeof text, "%zu of %zu images broke a rule (%zu "
-             "unreadable)%s" CM_PATH_FMT "%s%s", s.failed,
-             n_out - s.n_corrupt, s.unreadable,
-             s.failed ? ", the first " : "",
-             CM_PATH_ARGS(s.failed ? s.first_failed : ""),
-             s.failed ? ": " : "", s.failed ? s.first_why : "");
-    cm_check_true(v, "every image vs stb_image (sampled rows, the rules of "
-                  "batch_check.h)", s.failed == 0 && n_out > s.n_corrupt,
-                  text);
-    snprintf(text, sizeof text, "%s (%zu values; most one-level "
-             "differences: %s)", s.run_why ? s.run_why : "within the rules",
-             g->values, s.worst);
-    cm_check_true(v, "GPU-decoded images together vs stb_image",
-                  s.run_why == NULL, text);
-    snprintf(text, sizeof text, "%d pass%s", passes, passes > 1 ? "es" : "");
-    cm_check_true(v, "sampled rows bit-exact in every pass", repeatable,
-                  text);
-    size_t kept = n_out - s.n_corrupt;
-    size_t usable = r->n_images - r->counts.skipped - s.n_corrupt;
-    snprintf(text, sizeof text, "%zu of %zu", kept, usable);
-    cm_check_true(v, "every usable image in the tensor",
-                  kept == usable && kept > 0, text);
-}
-
 /* Warm-up (--warmup batches, untimed, when nothing is written: nvJPEG's
  * first calls, the readers' first reads), then the timed passes, each on
  * the host clock from the first read to the last batch's end; the report
@@ -312,7 +239,7 @@ static int run_passes(imgbatch *loader, const batch_options *b,
         n_out = one_pass(loader, out, "pass", labels, &unlabelled);
         ms[p] = cm_now_ms() - start;
         nj_allocations(engine, &after);
-        repeatable &= check_samples_repeat(r, n_out, rows_hash, seen);
+        repeatable &= check_samples_repeat(r, rows_hash, seen);
     }
     free(rows_hash);
     free(seen);
@@ -332,13 +259,16 @@ static int run_passes(imgbatch *loader, const batch_options *b,
     /* The check's test hook (tests only): IMGBATCH_TEST_GARBLE=N spoils
      * a 16 x 16 block of tensor image N's sampled rows by 50 levels, as a
      * decoder that garbles one MCU would; the check must fail naming its
-     * file. */
+     * file if it picked image N (every image of a pass of at most
+     * --check-images; the first and last always), and cannot see it if
+     * not. */
     const char *garble = getenv("IMGBATCH_TEST_GARBLE");
-    if (garble && (size_t)strtoull(garble, NULL, 10) < n_out)
-        check_garble(r->spec, &r->levels,
-                     r->h_samples + (size_t)strtoull(garble, NULL, 10) *
-                                        r->sample_bytes, 16, 50);
-    sampled_result checked = check_first(r, n_out);
+    uint8_t *garbled = garble ? check_samples_of(
+                                    r, (size_t)strtoull(garble, NULL, 10))
+                              : NULL;
+    if (garbled)
+        check_garble(r->spec, &r->levels, garbled, 16, 50);
+    sampled_result checked = report_check_first(r, n_out);
     /* Nothing left to check or write: one line, and no .npy. */
     if (n_out == checked.n_corrupt) {
         if (out)
@@ -356,7 +286,7 @@ static int run_passes(imgbatch *loader, const batch_options *b,
         free(labels);
         return CM_EXIT_FAIL;
     }
-    check_all(r, passes, n_out, repeatable, &checked, v);
+    report_checks(r, passes, n_out, repeatable, &checked, v);
     if (labels) {
         /* The last pass's labels against its files', position by
          * position (out_index: the file at each). */
@@ -429,6 +359,18 @@ int main(int argc, char **argv)
     /* The loader gives the caller's current device back; our own CUDA
      * calls (the .npy's waits, --bare-decode) go to its device. */
     CUDA_CHECK(cudaSetDevice(b.lib.device));
+    /* The check's rows (the library keeps none): those of at most
+     * --check-images images a pass; --bare-decode checks its last batch. */
+    batch_run *run = imgbatch_run(loader);
+    char why[BATCH_ERR_LEN];
+    int cuda;
+    if (pipeline_check_start(run, b.bare_decode ? run->max_batch
+                                                : (size_t)b.check_images,
+                             &cuda, why, sizeof why) != 0) {
+        fprintf(stderr, "imgbatch: %s\n", why);
+        imgbatch_close(loader);
+        return CM_EXIT_FAIL;
+    }
     /* One pass when writing files; else --repeat (3, --quick 1). */
     cm_verdict verdict = {0};
     int passes = b.out_npy || b.out_labels ? 1 : (int)b.opt.repeat;

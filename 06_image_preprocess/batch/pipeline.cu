@@ -12,7 +12,8 @@
  *       file's planes into its arena slot, in device memory) + H2D of
  *       the CPU-decoded planes and of the kernel's table -> one kernel
  *       over the whole batch (resize, normalize, flip, type) -> its
- *       sampled rows D2H (the check) [-> the batch D2H, if asked]
+ *       sampled rows of the check's picks D2H (the CLI's check) [-> the
+ *       batch D2H, if asked]
  * Batch k runs on stream k % S (--streams S), with nvJPEG decode state
  * k % S, and S + 3 batch buffers turn in order: batches k + 1 and k + 2
  * queued for the readers, batch k being submitted, batches k - S + 1 ..
@@ -211,16 +212,24 @@ static int submit(batch_run *r, batch_buf *x)
     x->good = 0;
     x->out_first = c->n_out;
     const int64_t *labels = r->src->list->labels;
+    size_t first_pick = r->check_next;
     for (size_t j = 0; j < x->count; j++) {
         size_t image = x->image[j];
+        /* The check's next pick, if it is this file: its tensor index. */
+        int picked = r->check_next < r->n_checked &&
+                     r->check_pos[r->check_next] == x->first + j;
         if (x->how[j] == ROUTE_BAD && !r->o->skip_bad)
             return stop(r, x->err[j]);  /* a JPEG stb_image refused too */
         if (x->how[j] == ROUTE_BAD) {
             if (!r->quiet && r->o->verbose)
                 fprintf(stderr, "skipped: %s\n", x->err[j]);
             c->skipped++;
+            if (picked)
+                r->check_out[r->check_next++] = SIZE_MAX;
             continue;
         }
+        if (picked)
+            r->check_out[r->check_next++] = x->out_first + x->good;
         size_t pos = x->good++, w = r->src->width[image],
                h = r->src->height[image];
         x->item_of[pos] = j;
@@ -252,12 +261,7 @@ static int submit(batch_run *r, batch_buf *x)
              RUN_CUDA(r, cudaStreamWaitEvent(stream, x->released, 0))) ||
             RUN_CUDA(r, launch_transform(x->d_out, x->d_table, n,
                                          x->d_arena, r->spec, stream)) ||
-            RUN_CUDA(r, launch_gather_samples(x->d_samples, x->d_out, n,
-                                              r->spec, stream)) ||
-            RUN_CUDA(r, cudaMemcpyAsync(
-                r->h_samples + x->out_first * r->sample_bytes,
-                x->d_samples, x->good * r->sample_bytes,
-                cudaMemcpyDeviceToHost, stream)) ||
+            pipeline_copy_picks(r, x, first_pick, stream) != 0 ||
             (x->h_out &&
              RUN_CUDA(r, cudaMemcpyAsync(x->h_out, x->d_out,
                                          x->good * r->image_bytes,
@@ -293,7 +297,7 @@ static int finish(batch_run *r, batch_buf *x)
         c->nj_tail_ms += tail > 0 ? tail : 0;
         c->nj_batches++;
     }
-    if (x->h_out && x->good) {
+    if (r->check && x->h_out && x->good) {
         x->check_job = rp_post(r->pool, check_back_item, x, x->good);
         x->checking = 1;
     }
@@ -360,6 +364,7 @@ int pipeline_begin(batch_run *r)
         r->per_thread[th].read_ms = r->per_thread[th].check_ms = 0;
     r->n_batches = (r->n_images + r->max_batch - 1) / r->max_batch;
     r->next_batch = 0;
+    pipeline_pick(r);
     for (size_t k = 0; k < PIPELINE_LOOKAHEAD && k < r->n_batches; k++)
         read_batch(r, &r->bufs[k], k);
     return 0;

@@ -94,7 +94,18 @@ typedef struct batch_run {
     int quiet;                   /* 1: "skipped:" lines already printed */
     uint8_t *gpu_decoded;        /* by file: 1 if a GPU path decoded it */
     size_t *out_index;           /* tensor index -> image index */
-    uint8_t *h_samples;          /* the sampled rows of each tensor image */
+    /* the check (pipeline_check_start, the CLI's; the library: none) */
+    int check;                   /* 1: the picks' sampled rows come back,
+                                    and the readers check the batches
+                                    that come back (copy_to_host) */
+    size_t check_bound;          /* --check-images (0: every image) */
+    size_t check_most;           /* picks there is room for */
+    size_t n_checked;            /* picks this pass (check_pick_count) */
+    size_t *check_pos;           /* pick -> its pass position */
+    size_t *check_out;           /* pick -> the tensor index it got,
+                                    SIZE_MAX: skipped in the pass */
+    size_t check_next;           /* the next pick submit comes to */
+    uint8_t *h_samples;          /* each pick's sampled rows, pinned */
     thread_counts *per_thread;
     tf_levels levels;            /* the outputs of every level */
     batch_buf *bufs;             /* streams + 3 of them, in turn */
@@ -160,6 +171,27 @@ struct batch_buf {
  * failed; *cuda says which: 1 for a CUDA call): pipeline_stop then frees
  * what was made. */
 int pipeline_start(batch_run *r, int *cuda, char *why, size_t why_len);
+
+/* The CLI's check, after pipeline_start: each pass, the sampled rows of
+ * at most `bound` of its images (0: all; batch_check.h's check_pick_*
+ * say which) come back to pinned memory, and with copy_to_host the
+ * readers check every batch that comes back. Host memory for the
+ * bound's picks, not for every file. Returns 0, or -1 with why (*cuda:
+ * 1 for a CUDA call). */
+int pipeline_check_start(batch_run *r, size_t bound, int *cuda, char *why,
+                         size_t why_len);
+
+/* The check's picks of a pass of r->n_images (pipeline_begin; none
+ * without pipeline_check_start). */
+void pipeline_pick(batch_run *r);
+
+/* The sampled rows of the check's picks in batch x (picks first ..
+ * r->check_next - 1, submitted), gathered on the GPU and copied on
+ * stream to their places in r->h_samples, a run of picks that are
+ * neighbours in both in one copy; nothing without a pick. Returns 0,
+ * or -1 (the run stopped: r->error). */
+int pipeline_copy_picks(batch_run *r, batch_buf *x, size_t first,
+                        cudaStream_t stream);
 
 /* A pass over r->n_images files: queues the first reads. Returns 0, or
  * -1 (r->error) when the GPU failed. */

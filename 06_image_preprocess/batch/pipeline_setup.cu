@@ -14,6 +14,7 @@
 #include "alloc.h"
 #include "units.h"
 
+#include "batch_check.h"
 #include "pipeline.h"
 
 /* GPU memory left free beside our buffers, the whole tensor or the
@@ -167,12 +168,12 @@ int pipeline_start(batch_run *r, int *cuda, char *why, size_t why_len)
     size_t table = m * sizeof(tf_image), out = m * r->image_bytes;
     size_t samples = m * r->sample_bytes, back = r->o->copy_to_host;
     size_t host = n * (r->bits_bytes + r->arena_bytes + table +
-                       (back ? out : 0)) + r->n_images * r->sample_bytes;
+                       (back ? out : 0));
     size_t available = cm_host_available_bytes(NULL);
     char a[32], b[32], c[32], d[32];
     if (host > available) {
         snprintf(why, why_len, "not enough host memory for the pinned "
-                 "batch buffers and the checks' rows: need %s, %s "
+                 "batch buffers: need %s, %s "
                  "available", cm_fmt_bytes_short(host, a, sizeof a),
                  cm_fmt_bytes_short(available, b, sizeof b));
         return -1;
@@ -254,8 +255,6 @@ int pipeline_start(batch_run *r, int *cuda, char *why, size_t why_len)
     for (; r->lanes_made < r->streams; r->lanes_made++)
         START_CUDA(cudaStreamCreateWithFlags(&r->lanes[r->lanes_made],
                                              cudaStreamNonBlocking));
-    size_t all_samples = r->n_images * r->sample_bytes;
-    START_CUDA(ib_cuda_malloc_host((void **)&r->h_samples, all_samples));
     if (r->o->verbose) {
         say_memory(r, whole, r->o->keep_whole, free_bytes, reserve);
         printf("pipeline: %d batch buffers in turn on %d CUDA streams, "
@@ -264,6 +263,76 @@ int pipeline_start(batch_run *r, int *cuda, char *why, size_t why_len)
                "CPU decodes)\n", r->n_bufs, r->streams,
                cm_fmt_bytes_short(r->bits_bytes, a, sizeof a),
                cm_fmt_bytes_short(r->arena_bytes, b, sizeof b));
+    }
+    return 0;
+}
+
+int pipeline_check_start(batch_run *r, size_t bound, int *cuda, char *why,
+                         size_t why_len)
+{
+    size_t most = check_pick_count(r->n_images, bound);
+    most = most ? most : 1;
+    size_t rows = most * r->sample_bytes;
+    char a[32], b[32];
+    *cuda = 0;
+    if (rows > cm_host_available_bytes(NULL)) {
+        snprintf(why, why_len, "not enough host memory for the check's "
+                 "rows of %zu images: need %s, %s available", most,
+                 cm_fmt_bytes_short(rows, a, sizeof a),
+                 cm_fmt_bytes_short(cm_host_available_bytes(NULL), b,
+                                    sizeof b));
+        return -1;
+    }
+    START_ALLOC(r->check_pos, size_t *, most * sizeof(size_t),
+                "the check's picks");
+    START_ALLOC(r->check_out, size_t *, most * sizeof(size_t),
+                "the check's picks");
+    START_CUDA(ib_cuda_malloc_host((void **)&r->h_samples, rows));
+    r->check_bound = bound;
+    r->check_most = most;
+    r->check = 1;
+    return 0;
+}
+
+void pipeline_pick(batch_run *r)
+{
+    r->n_checked = r->check ? check_pick_count(r->n_images, r->check_bound)
+                            : 0;
+    r->n_checked = r->n_checked < r->check_most ? r->n_checked
+                                                : r->check_most;
+    r->check_next = 0;
+    for (size_t k = 0; k < r->n_checked; k++) {
+        r->check_pos[k] = check_pick_position(r->n_images, r->n_checked, k);
+        r->check_out[k] = SIZE_MAX;
+    }
+}
+
+int pipeline_copy_picks(batch_run *r, batch_buf *x, size_t first,
+                        cudaStream_t stream)
+{
+    size_t end = r->check_next, bytes = r->sample_bytes;
+    while (first < end && r->check_out[first] == SIZE_MAX)
+        first++;
+    if (first == end)
+        return 0;
+    if (RUN_CUDA(r, launch_gather_samples(x->d_samples, x->d_out,
+                                          (int)x->good, r->spec, stream)))
+        return -1;
+    for (size_t k = first; k < end;) {
+        size_t run = 1;
+        if (r->check_out[k] == SIZE_MAX) {
+            k++;
+            continue;
+        }
+        while (k + run < end &&
+               r->check_out[k + run] == r->check_out[k] + run)
+            run++;
+        if (RUN_CUDA(r, cudaMemcpyAsync(
+                r->h_samples + k * bytes,
+                x->d_samples + (r->check_out[k] - x->out_first) * bytes,
+                run * bytes, cudaMemcpyDeviceToHost, stream)))
+            return -1;
+        k += run;
     }
     return 0;
 }
@@ -336,6 +405,11 @@ int pipeline_stop(batch_run *r)
     free(r->list_items);
     free(r->list_dests);
     free(r->per_thread);
+    free(r->check_pos);
+    free(r->check_out);
+    r->check_pos = r->check_out = NULL;
+    r->check = 0;
+    r->n_checked = 0;
     r->bufs = NULL;
     r->lanes = NULL;
     r->lanes_made = 0;

@@ -51,6 +51,10 @@
 #       ARGS print PASS; with IMGBATCH_TEST_GARBLE=N (the check's test
 #       hook: tensor image N, file NAME, spoiled in a 16 x 16 block by 50
 #       levels) they exit 1 with a FAIL line naming NAME and the rule
+#   tests.sh unpicked BIN N LINE ARGS...
+#       with IMGBATCH_TEST_GARBLE=N, ARGS (a --check-images that leaves
+#       tensor image N out) still print PASS, and the line LINE
+#       ("check: 2 of 40 images")
 #   tests.sh all-bad BIN DIR COUNT ARGS...
 #       DIR, every file of it bad, with --skip-bad and --out-npy: exit 1,
 #       one stderr line besides the "skipped:" ones, "imgbatch: no usable
@@ -216,6 +220,19 @@ garbled)
         fail "IMGBATCH_TEST_GARBLE=$n: expected exit 1 and FAIL naming \
 $name, got exit $rc" "$out"
     grep -E '^(check|FAIL)' "$out"
+    ;;
+unpicked)
+    n=$1 line=$2
+    shift 2
+    out=$(mktemp) || exit 1
+    trap 'rm -f "$out"' EXIT
+    IMGBATCH_TEST_GARBLE=$n "$bin" "$@" >"$out" 2>&1
+    rc=$?
+    [ $rc -eq 77 ] && exit 77
+    [ $rc -eq 0 ] && grep -q '^PASS' "$out" && grep -q "^$line " "$out" ||
+        fail "IMGBATCH_TEST_GARBLE=$n, not picked: expected PASS and \
+'$line', got exit $rc" "$out"
+    grep '^check' "$out"
     ;;
 all-bad)
     dir=$1 count=$2
