@@ -3,12 +3,15 @@
  * frame size and EXIF orientation as the whole file gives them; a file
  * whose header does not fit there, a short file, and a file over the
  * pixel cap read whole; a file cut after its header taken, then refused
- * by head_recheck when read whole, as is one whose size changed.
+ * by head_recheck when read whole, as is one whose size changed; and
+ * through inputs_check and inputs_recheck, the whole-file check made
+ * once a file, the first time its bytes pass it.
  *
  *   test_06_head
  */
 #include "test.h"
 #include "../06_image_preprocess/batch/batch_head.h"
+#include "../06_image_preprocess/batch/batch_inputs.h"
 #include "../06_image_preprocess/batch/corpus.h"
 #include "../06_image_preprocess/batch/corpus_jpeg.h"
 #include "../06_image_preprocess/image_io.h"
@@ -72,6 +75,26 @@ int main(void)
                         IO_DEFAULT_MAX_PIXELS, W + 1, H, err,
                         sizeof err) == -1 &&
            strstr(err, "400 x 300, but 401 x 300 when it was checked"));
+
+    /* Through the batch's check: taken from its header, checked whole
+     * once: cut bytes refused while it is unchecked, never after. */
+    path_list list = {.paths = calloc(1, sizeof(char *)), .count = 1};
+    list.paths[0] = strdup(path_of("a.jpg"));
+    tf_spec same = {.mode = TF_SAME, .channels = 1};
+    batch_source src = {.list = &list, .channels = 1, .spec = &same,
+                        .max_pixels = IO_DEFAULT_MAX_PIXELS};
+    size_t skipped, bytes;
+    EXPECT(inputs_check(&src, 0, 0, &skipped, &bytes, err,
+                        sizeof err) == 0);
+    EXPECT(src.whole[0] == 0 && src.width[0] == W && bytes == jpg.len);
+    EXPECT(inputs_recheck(&src, 0, jpg.data, jpg.len / 2, err,
+                          sizeof err) == -1 && src.whole[0] == 0);
+    EXPECT(inputs_recheck(&src, 0, jpg.data, jpg.len, err,
+                          sizeof err) == 0 && src.whole[0] == 1);
+    EXPECT(inputs_recheck(&src, 0, jpg.data, jpg.len / 2, err,
+                          sizeof err) == 0);
+    inputs_free(&src);
+    path_list_free(&list);
 
     /* Cut after its header: taken, then refused read whole. */
     write_file("cut.jpg", jpg.data, jpg.len / 2);

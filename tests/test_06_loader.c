@@ -9,7 +9,8 @@
  *                           file grown since its check
  *   test_06_loader gpu      on a GPU (exit 77 without one): each
  *                           allocation of open + next + close failing in
- *                           turn; two loaders at once, counted apart;
+ *                           turn, and nothing checked by the library;
+ *                           two loaders at once, counted apart;
  *                           work on a stream of the caller's, named by
  *                           imgbatch_read_on, finished before the batch's
  *                           buffer is filled again; a loader used from
@@ -316,6 +317,16 @@ static void fail_each_allocation(int keep_whole, imgbatch_backend backend)
     imgbatch *b = NULL;
     EXPECT(imgbatch_open(&b, &o) == IMGBATCH_OK);
     EXPECT(b && one_pass(b, why, sizeof why) == FILES);
+    /* The library checks nothing (imgbatch.h): no rows kept, no batch
+     * that came back compared. */
+    if (b) {
+        batch_run *r = imgbatch_run(b);
+        size_t back = 0;
+        for (int t = 0; t < r->threads; t++)
+            back += r->per_thread[t].back_images;
+        EXPECT(!r->check && !r->h_samples && r->n_checked == 0 &&
+               back == 0);
+    }
     EXPECT(imgbatch_close(b) == IMGBATCH_OK);
     long total = imgbatch_test_allocations();
     const char *every = getenv("IMGBATCH_TEST_EVERY_ALLOCATION");

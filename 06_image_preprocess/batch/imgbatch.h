@@ -27,11 +27,17 @@
  * call works on the loader's device and gives the calling thread's
  * current device back as it found it, so a loader may be used from any
  * thread, one thread at a time (two threads must not call one loader at
- * once; two loaders are independent). A file that changes after
- * imgbatch_open checked it, to another frame size, is a bad file.
- * nvJPEG's hardware decoder does not report every corrupt scan: such a
- * file's image is whatever it decoded. The imgbatch tool finds these by
- * decoding every file again with stb_image; this library does not.
+ * once; two loaders are independent). imgbatch_open reads each file's
+ * header from its first 16 KiB (the whole file where the header does
+ * not fit in them, or the file is no longer); the rest of a file (a
+ * JPEG cut short, say) is checked when a pass first reads it whole, and
+ * a file that fails then, or that changed after imgbatch_open checked
+ * it (another byte count or frame size), is a bad file. nvJPEG's
+ * hardware decoder does not report every corrupt scan: such a file's
+ * image is whatever it decoded. The library checks no image it makes:
+ * it keeps no rows and compares no batch with a reference. The imgbatch
+ * tool does, decoding up to --check-images images again with stb_image
+ * and comparing each batch that comes back.
  * Link with the batch tool's objects (06_image_preprocess/extra.mk), or
  * load build/lib/libimgbatch.so, which exports these functions alone.
  */
@@ -194,8 +200,9 @@ typedef struct {
  * turn, not shuffled, seed 0). */
 void imgbatch_defaults(imgbatch_options *o);
 
-/* Checks the options and every file (its header, its size), then opens
- * the GPU and its decoders and allocates every buffer. Returns
+/* Checks the options and every file (its header, its size: from its
+ * first 16 KiB where they hold it), then opens the GPU and its decoders
+ * and allocates every buffer. Returns
  * IMGBATCH_OK and *out, or a status with a reason (*out NULL, nothing
  * held). */
 imgbatch_status imgbatch_open(imgbatch **out, const imgbatch_options *o);
