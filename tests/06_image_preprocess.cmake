@@ -501,7 +501,7 @@ set_tests_properties(imgbatch.corpus_files PROPERTIES LABELS cpu
 if(NOT SANITIZE)
   set(bench_tv "${SRC_DIR}/${ch}/batch/bench_torchvision.py")
   add_test(imgbatch.bench_torchvision_compiles python3 -m py_compile
-           "${bench_tv}")
+           "${bench_tv}" "${SRC_DIR}/${ch}/batch/pil_loader.py")
   set_tests_properties(imgbatch.bench_torchvision_compiles PROPERTIES
     LABELS cpu ENVIRONMENT "PYTHONPYCACHEPREFIX=${TEST_BIN_DIR}/pycache")
   cm_cpu_run(imgbatch.bench_torchvision_usage exit 2
@@ -542,6 +542,14 @@ if(NOT SANITIZE)
   set_tests_properties(imgbatch.bench_table PROPERTIES LABELS cpu
     ENVIRONMENT "${stand_in_env}" PASS_REGULAR_EXPRESSION
     "wild_224 +100 \\(63-143\\) +200 \\(190-210\\) +2.00 +50 \\(40-60\\) @64 +2.00")
+  # The DataLoader column (25 images/s from the stand-in) on the crop
+  # rows, the 100,000-file row among them (here 3 hard links).
+  add_test(imgbatch.bench_table_dataloader ${bench_sh}
+           "${TEST_BIN_DIR}/06_bench_table_dl" --count 2 --big-count 3
+           --bin "${stand_in}")
+  set_tests_properties(imgbatch.bench_table_dataloader PROPERTIES LABELS cpu
+    ENVIRONMENT "${stand_in_env}" PASS_REGULAR_EXPRESSION
+    "\nwild_100k_crop_rgb_f16 +[0-9]+ \\([0-9]+-[0-9]+\\) .* 25 \\(20-30\\) +[0-9.]+\n")
   add_test(imgbatch.bench_no_result ${bench_sh}
            "${TEST_BIN_DIR}/06_bench_no_result" --count 2 --bin "${stand_in}")
   set_tests_properties(imgbatch.bench_no_result PROPERTIES LABELS cpu

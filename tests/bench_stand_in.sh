@@ -5,7 +5,11 @@
 #
 #   bench_stand_in.sh --make-corpus DIR ...      makes DIR, one line
 #   bench_stand_in.sh .../bench_torchvision.py   RESULT line, 50 images/s
-#                                                (none: STAND_IN_NO_RESULT=1)
+#                                                (none: STAND_IN_NO_RESULT=1);
+#                                                with --dataloader, 25 with
+#                                                16 workers
+#   bench_stand_in.sh - ...                      python's script on stdin
+#                                                (the hard links): nothing
 #   bench_stand_in.sh DIR ... --bare-decode ...  decode line, 200 images/s
 #   bench_stand_in.sh DIR ...                    throughput 100, 130, 70,
 #                                                100, ... images/s, the
@@ -15,15 +19,25 @@ case $1 in
 --make-corpus)
     mkdir -p "$2" && echo "corpus: stand-in files in $2"
     ;;
+-)
+    cat >/dev/null
+    ;;
 *bench_torchvision.py)
     # STAND_IN_NO_RESULT=1: a run that ends without its result line.
     [ -n "${STAND_IN_NO_RESULT:-}" ] && exit 0
-    label=
+    label= loader=
     while [ $# -gt 0 ]; do
         [ "$1" = --label ] && label=$2
+        [ "$1" = --dataloader ] && loader=1
         shift
     done
-    echo "RESULT label=$label images=2 list=64 median=50.0 min=40.0 max=60.0"
+    if [ -n "$loader" ]; then
+        echo "RESULT label=$label images=2 workers=16 median=25.0" \
+            "min=20.0 max=30.0"
+    else
+        echo "RESULT label=$label images=2 list=64 median=50.0 min=40.0" \
+            "max=60.0"
+    fi
     ;;
 *)
     case " $* " in

@@ -5,6 +5,7 @@
 #
 #   06_image_preprocess/batch/bench.sh OUT_DIR [--count N] [--rounds R]
 #                                      [--bin FILE] [--photos-only]
+#                                      [--big-count M]
 #
 #  1. Photographs: those Python packages ship (scikit-image's data:
 #     astronaut, coffee, chelsea, rocket, hubble_deep_field, ...;
@@ -16,7 +17,10 @@
 #     (imgbatch --make-corpus --from): wild (333 to 640 pixels a side,
 #     chroma mixed: 4:2:0 mostly, 4:2:2, 4:4:4, gray), wild420 (the same
 #     sizes, all 4:2:0), same (500 x 375, 4:2:0), same_mixed (500 x 375,
-#     chroma mixed).
+#     chroma mixed); and, when its case comes, wild_100k: M (default
+#     100,000; 0: no such case) hard links of wild's files in turn, in
+#     one folder (the files of the photographs' wild corpus, read from
+#     the page cache as 100,000 names).
 #  3. Each case of the table: imgbatch with the tensor kept on the GPU
 #     (--keep-on-gpu --repeat 7), torchvision doing the same at its best
 #     list size of 32, 64, 128 and 256 (bench_torchvision.py, 7 passes
@@ -27,20 +31,26 @@
 #     (default 3): the host work inside nvjpegDecodeBatched, which sets
 #     both rates, drifts by 10-20% over a minute on one machine, so two
 #     runs minutes apart would compare the machine, not the programs.
+#     The crop cases also time the loader most PyTorch code uses
+#     (bench_torchvision.py --dataloader, pil_loader.py): DataLoader, 16
+#     workers, PIL and torchvision's transforms, imgbatch's batch size,
+#     pinned and moved to the GPU; 3 epochs after a warm-up one.
 #  4. One table on stdout: images/s, the median (of the rounds' medians,
 #     where there are rounds) and spread (min-max) over all passes, to
 #     three significant digits; imgbatch's time over the bare decode's
 #     (the median over the rounds of each round's ratio); imgbatch over
-#     torchvision; each case's "limited by" line; every run's output in
-#     OUT_DIR/logs.
+#     torchvision; DataLoader and PIL's images/s; each case's "limited
+#     by" line; every run's output in OUT_DIR/logs.
 #
 # Exit status: 0; 1 a run failed (its log named); 2 usage error; 77 no
 # usable GPU (found by the first imgbatch run, after the corpora).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 usage() { echo "bench.sh: $* (usage: bench.sh OUT_DIR [--count N]" \
-    "[--rounds R] [--bin FILE] [--photos-only])" >&2; exit 2; }
+    "[--rounds R] [--bin FILE] [--photos-only] [--big-count M])" >&2
+    exit 2; }
 out= count=2000 rounds=3 bin=$here/../../build/bin/imgbatch photos_only=
+big=100000
 while [ $# -gt 0 ]; do
     case $1 in
     --count) [ $# -ge 2 ] || usage "--count needs a value"
@@ -50,6 +60,8 @@ while [ $# -gt 0 ]; do
     --bin) [ $# -ge 2 ] || usage "--bin needs a value"
         bin=$2; shift 2 ;;
     --photos-only) photos_only=1; shift ;;
+    --big-count) [ $# -ge 2 ] || usage "--big-count needs a value"
+        big=$2; shift 2 ;;
     -*) usage "unknown option '$1'" ;;
     *) [ -z "$out" ] || usage "unexpected argument '$1'"
         out=$1; shift ;;
@@ -60,6 +72,8 @@ case $count in ''|*[!0-9]*|0) usage "--count: '$count' is not a whole \
 number above 0" ;; esac
 case $rounds in ''|*[!0-9]*|0) usage "--rounds: '$rounds' is not a whole \
 number above 0" ;; esac
+case $big in ''|*[!0-9]*) usage "--big-count: '$big' is not a whole \
+number" ;; esac
 python=${PYTHON:-python3}
 mkdir -p "$out/logs" || exit 1
 
@@ -133,7 +147,25 @@ mk wild420 --kind wild --chroma 420
 mk same --kind baseline --size 500x375
 mk same_mixed --kind wild --size 500x375
 
-# 3. The cases: name, corpus, transform (the same options for both).
+# links DIR N: DIR made anew with N hard links of wild's files (made
+# just before), in turn, named by their number and the file's name.
+links() {
+    rm -rf "$1" && mkdir -p "$1" || return 1
+    "$python" - "$out/wild" "$1" "$2" <<'EOF'
+import os, sys
+src, dst, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
+names = sorted(f for f in os.listdir(src) if f.endswith(".jpg"))
+for k in range(n):
+    os.link(os.path.join(src, names[k % len(names)]),
+            os.path.join(dst, "%06d_%s" % (k, names[k % len(names)])))
+print("corpus wild_100k: %d hard links of the %d files of wild" %
+      (n, len(names)))
+EOF
+}
+
+# 3. The cases: name, corpus, transform (the same options for both), a
+# bare decode ("bare"; "-": no torchvision either), the DataLoader
+# ("dl").
 rgb="--color rgb --dtype float16 --mean 0.485,0.456,0.406 \
 --std 0.229,0.224,0.225"
 cases="same|same||bare
@@ -141,7 +173,8 @@ same_mixed|same_mixed||bare
 wild_224|wild|--resize 224x224|bare
 wild420_224|wild420|--resize 224x224|bare
 wild_224_rgb_f16|wild|--resize 224x224 $rgb|
-wild_crop_rgb_f16|wild|--resize-short 256 --crop 224x224 $rgb|
+wild_crop_rgb_f16|wild|--resize-short 256 --crop 224x224 $rgb||dl
+wild_100k_crop_rgb_f16|wild_100k|--resize-short 256 --crop 224x224 $rgb||dl
 wild_224_gpu_hybrid|wild|--resize 224x224 --nvjpeg-backend gpu-hybrid|-
 wild_224_hybrid|wild|--resize 224x224 --nvjpeg-backend hybrid|-"
 results=$out/results.txt
@@ -164,7 +197,13 @@ combine() {
              mid = n % 2 ? m[(n + 1) / 2] : (m[n / 2] + m[n / 2 + 1]) / 2
              print mid, lo, hi }'
 }
-echo "$cases" | while IFS='|' read -r name corpus transform bare; do
+echo "$cases" | while IFS='|' read -r name corpus transform bare dl; do
+    if [ "$corpus" = wild_100k ]; then
+        [ "$big" -eq 0 ] && continue
+        links "$out/wild_100k" "$big" || { echo "bench.sh: cannot make" \
+            "$out/wild_100k" >&2; echo "$name FAILED" >>"$results"
+            continue; }
+    fi
     turns=1
     [ "$bare" = bare ] && turns=$rounds
     runs=$out/logs/rounds-$name
@@ -229,7 +268,27 @@ echo "$cases" | while IFS='|' read -r name corpus transform bare; do
     else
         line="$line - - - -"
     fi
-    echo "$line $ratio" >>"$results"
+    # DataLoader and PIL at imgbatch's batch size (its decoder: line).
+    loader="- - -"
+    if [ "$dl" = dl ]; then
+        dlog=$out/logs/dataloader-$name.log
+        size=$(sed -n 's/.*batches of \([0-9]*\) images.*/\1/p' \
+            "$out/logs/imgbatch-$name-1.log" | head -n 1)
+        "$python" "$here/bench_torchvision.py" "$out/$corpus" $transform \
+            --label "$name" --dataloader --workers 16 \
+            --batch-size "${size:-256}" --repeat 3 >"$dlog" 2>&1
+        drc=$?
+        n='\([0-9.]*\)'
+        set -- $(sed -n "s/^RESULT .* workers=16 median=$n min=$n max=$n\$/\
+\1 \2 \3/p" "$dlog")
+        if [ $drc -ne 77 ] && [ $# -ne 3 ]; then
+            echo "bench.sh: DataLoader gave no result: $dlog" >&2
+            echo "$name FAILED" >>"$results"
+            continue
+        fi
+        [ $# -eq 3 ] && loader="$1 $2 $3"
+    fi
+    echo "$line $ratio $loader" >>"$results"
     echo "$name: $(grep '^limited by:' "$out/logs/imgbatch-$name-1.log")"
 done
 rc=$?
@@ -253,14 +312,18 @@ function sig3(x,   e) {
 function span(m, lo, hi) {
     return m == "-" ? "-" : sig3(m) " (" sig3(lo) "-" sig3(hi) ")" }
 BEGIN {
-    printf "%-20s %-24s %-24s %-10s %-28s %s\n", "case (img/s)",
-        "imgbatch", "nvJPEG bare", "time/bare", "torchvision best",
-        "imgbatch / torchvision" }
-$2 == "FAILED" { printf "%-20s FAILED\n", $1; next }
+    printf "%-22s %-24s %-24s %-10s %-28s %-23s %-24s %s\n",
+        "case (img/s)", "imgbatch", "nvJPEG bare", "time/bare",
+        "torchvision best", "imgbatch / torchvision",
+        "DataLoader+PIL (16 w)", "imgbatch / DataLoader" }
+$2 == "FAILED" { printf "%-22s FAILED\n", $1; next }
 {   tv = $8 == "-" ? "-" : span($8, $9, $10) " @" $11
     ratio = $8 == "-" ? "-" : sprintf("%.2f", $2 / $8)
     bare = $12 == "-" ? "-" : sprintf("%.2f", $12)
-    printf "%-20s %-24s %-24s %-10s %-28s %s\n", $1, span($2, $3, $4),
-        span($5, $6, $7), bare, tv, ratio }' "$results"
+    dl = $13 == "-" ? "-" : span($13, $14, $15)
+    dl_ratio = $13 == "-" ? "-" : sprintf("%.2f", $2 / $13)
+    printf "%-22s %-24s %-24s %-10s %-28s %-23s %-24s %s\n", $1,
+        span($2, $3, $4), span($5, $6, $7), bare, tv, ratio, dl,
+        dl_ratio }' "$results"
 grep -q FAILED "$results" && exit 1
 exit 0

@@ -5,7 +5,7 @@ does it on the GPU with torchvision, on the same folder, timed.
         [--resize WxH | --resize-short S --crop WxH]
         [--dtype float32|float16] [--mean M] [--std S] [--no-flip]
         [--lists 32,64,128,256] [--repeat 7] [--warmup 1] [--device N]
-        [--label NAME]
+        [--label NAME] [--dataloader [--workers 16] [--batch-size 256]]
 
 The folder's .jpg/.jpeg files are read into memory first (not timed: as
 imgbatch does, it starts from files in the page cache). A pass decodes
@@ -29,6 +29,15 @@ list, decoded on the GPU, is torchvision's CPU decode (libjpeg) of the
 same file within 2 levels on every pixel (gray) or 2 levels on average
 (RGB: colour conversion and chroma upsampling differ, torchvision's own
 test bound). A list size that torchvision refuses says so on its line.
+
+With --dataloader it times the loader most PyTorch code uses instead
+(pil_loader.py): torch.utils.data.DataLoader over a dataset of the same
+files as ImageFolder reads them (PIL's Image.open, convert to RGB or L,
+then transforms.Resize and CenterCrop or Resize((H, W)), ToTensor,
+Normalize), --workers worker processes (persistent), batches of
+--batch-size, pin_memory, each batch moved to the GPU and flipped and
+typed there; an epoch is a pass. Its RESULT line names the workers
+instead of a list size.
 
 Exit status: 0, 1 if a check fails or nothing could be timed, 2 usage
 error, 77 when PyTorch, torchvision or a CUDA GPU is missing (one line).
@@ -117,6 +126,12 @@ def parse(argv):
     p.add_argument("--device", type=at_least(0), default=0)
     p.add_argument("--label", default="", help="a name for the RESULT "
                    "line")
+    p.add_argument("--dataloader", action="store_true",
+                   help="time DataLoader and PIL instead (pil_loader.py)")
+    p.add_argument("--workers", type=at_least(0), default=16,
+                   help="--dataloader's worker processes (default 16)")
+    p.add_argument("--batch-size", type=at_least(1), default=256,
+                   help="--dataloader's images a batch (default 256)")
     args = p.parse_args(argv)
     if args.resize and (args.resize_short or args.crop):
         p.error("--resize or --resize-short with --crop, not both")
@@ -247,6 +262,13 @@ def main(argv):
         return 1
     device = torch.device("cuda", args.device)
     torch.cuda.set_device(device)
+    if args.dataloader:
+        try:
+            import pil_loader
+        except ImportError as e:
+            print(f"PIL not found ({e}): skipped", file=sys.stderr)
+            return 77
+        return pil_loader.run(args, files, device, sig3)
     mode = ImageReadMode.RGB if args.color == "rgb" else ImageReadMode.GRAY
     data = []
     for f in files:
