@@ -225,9 +225,9 @@ void report_checks(batch_run *r, int passes, size_t n_out,
              s.failed ? ", the first " : "",
              CM_PATH_ARGS(s.failed ? s.first_failed : ""),
              s.failed ? ": " : "", s.failed ? s.first_why : "");
-    cm_check_true(v, "checked images vs stb_image (sampled rows, the rules "
+    cm_check_true(v, "picked images vs stb_image (sampled rows, the rules "
                   "of batch_check.h)",
-                  s.failed == 0 && s.checked > s.n_corrupt, text);
+                  s.failed == 0 && n_out > s.n_corrupt, text);
     snprintf(text, sizeof text, "%s (%zu values; most one-level "
              "differences: %s)", s.run_why ? s.run_why : "within the rules",
              g->values, s.worst);

@@ -3,7 +3,8 @@
  * buffers in turn (pinned files, the arena of decoded planes and its
  * pinned staging, the kernel's table, the batch's tensor images), the
  * whole tensor when it is kept and fits, the CUDA streams and events,
- * the check's rows and the readers' counts. */
+ * the readers' counts; the CLI's check (its picks' rows, sized by
+ * --check-images, pipeline_check_start) and each pass's picks. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
