@@ -4,7 +4,8 @@
  * float32, float16 or uint8. JPEGs are decoded by nvJPEG on the GPU
  * where the build has it, other files by stb_image on CPU threads, each
  * at its own size; one kernel a batch resizes, normalizes, flips and
- * types them; every image is checked, and the run timed. Its manual is
+ * types them; up to --check-images images are checked against stb_image
+ * (every value that comes back, too), and the run timed. Its manual is
  * README.md beside it; it loads through the library, imgbatch.h, as
  * any program can.
  *

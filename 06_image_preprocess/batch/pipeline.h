@@ -2,7 +2,7 @@
  * pipeline_setup.cu): files read and decoded by reader threads, each
  * batch's images decoded into its arena at their own sizes and made
  * into their slots of the tensor by one kernel, the tensor kept on the
- * GPU or brought back, every image checked. imgbatch_api.cu drives it
+ * GPU or brought back, checked if the CLI asks. imgbatch_api.cu drives it
  * for imgbatch.h; the CLI (imgbatch.cu) reads its counts for the report
  * (batch_report.c) and the checks (batch_check.c).
  *
