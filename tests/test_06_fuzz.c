@@ -11,6 +11,7 @@
  */
 #define FUZZ_REPLAY
 #include "fuzz/fuzz_format.c"
+#include "fuzz/fuzz_head.c"
 #include "fuzz/fuzz_list.c"
 #include "fuzz/fuzz_load.c"
 #include "fuzz/fuzz_screen.c"
@@ -90,7 +91,8 @@ int main(int argc, char **argv)
         const char *name;
         int (*run)(const uint8_t *, size_t);
     } targets[] = {{"fuzz_format", fuzz_format}, {"fuzz_list", fuzz_list},
-                   {"fuzz_load", fuzz_load}, {"fuzz_screen", fuzz_screen}};
+                   {"fuzz_load", fuzz_load}, {"fuzz_screen", fuzz_screen},
+                   {"fuzz_head", fuzz_head}};
     size_t seeds = 0, crashes = 0;
     for (size_t i = 0; i < sizeof targets / sizeof targets[0]; i++) {
         size_t n = replay("corpus", targets[i].name, targets[i].run, 0);

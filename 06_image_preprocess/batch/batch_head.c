@@ -80,11 +80,12 @@ static int jpeg_head(const uint8_t *d, size_t n, size_t *w, size_t *h)
     }
 }
 
-/* A PNG's size from its IHDR chunk (the first), if it holds a header
- * stb_image reads. Returns 1 with *w, *h; 0: the whole file decides. */
+/* A PNG's size from its signature and IHDR chunk (the first), if they
+ * make a header stb_image reads. Returns 1 with *w, *h; 0: the whole file decides. */
 static int png_head(const uint8_t *d, size_t n, size_t *w, size_t *h)
 {
-    if (n < 33 || be32(d + 8) != 13 || memcmp(d + 12, "IHDR", 4) != 0)
+    if (n < 33 || memcmp(d, "\x89PNG\r\n\x1a\n", 8) != 0 ||
+        be32(d + 8) != 13 || memcmp(d + 12, "IHDR", 4) != 0)
         return 0;
     int depth = d[24], color = d[25];
     int depth_ok = depth == 1 || depth == 2 || depth == 4 || depth == 8 ||
@@ -125,25 +126,33 @@ static size_t read_head(const char *path, uint8_t *buf)
     return size;
 }
 
+int head_parse(const uint8_t *d, size_t n, size_t max_pixels, int exif,
+               head_result *h)
+{
+    size_t w = 0, ht = 0;
+    memset(h, 0, sizeof *h);
+    int jpeg = n >= 2 && d[0] == 0xFF && d[1] == 0xD8;
+    int taken = jpeg ? jpeg_head(d, n, &w, &ht) : png_head(d, n, &w, &ht);
+    if (!taken || w > STB_MAX_SIDE || ht > STB_MAX_SIDE ||
+        w * ht > max_pixels)
+        return 0;
+    h->width = w;
+    h->height = ht;
+    h->jpeg = jpeg;
+    h->orientation = exif && jpeg ? exif_orientation(d, n) : 1;
+    return 1;
+}
+
 int head_probe(const char *path, size_t max_pixels, int exif,
                head_result *h, char *err, size_t err_len)
 {
     uint8_t buf[HEAD_BYTES];
-    size_t size = read_head(path, buf), w = 0, ht = 0;
-    memset(h, 0, sizeof *h);
-    int jpeg = size && buf[0] == 0xFF && buf[1] == 0xD8;
-    int taken = size && (jpeg ? jpeg_head(buf, HEAD_BYTES, &w, &ht)
-                              : png_head(buf, HEAD_BYTES, &w, &ht));
-    if (taken && w <= STB_MAX_SIDE && ht <= STB_MAX_SIDE &&
-        w * ht <= max_pixels) {
-        h->width = w;
-        h->height = ht;
+    size_t size = read_head(path, buf);
+    if (size && head_parse(buf, HEAD_BYTES, max_pixels, exif, h)) {
         h->bytes = size;
-        h->jpeg = jpeg;
-        h->orientation = exif && jpeg ? exif_orientation(buf, HEAD_BYTES)
-                                      : 1;
         return 0;
     }
+    memset(h, 0, sizeof *h);
     /* The whole file, checked as a file is without this survey. */
     size_t len = 0;
     io_info info;

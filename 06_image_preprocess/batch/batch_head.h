@@ -50,6 +50,13 @@ typedef struct {
 int head_probe(const char *path, size_t max_pixels, int exif,
                head_result *h, char *err, size_t err_len);
 
+/* What head_probe takes from a file's first n bytes at d: 1 with *h
+ * (but h->bytes, the file's size, 0), when they hold a JPEG's or PNG's
+ * whole header as said above, within the pixel cap; else 0 (*h zeroed):
+ * the whole file decides. Any bytes are safe. */
+int head_parse(const uint8_t *d, size_t n, size_t max_pixels, int exif,
+               head_result *h);
+
 /* The whole-file check of a file that head_probe took from its first
  * bytes (len bytes at bits): io_probe's, and the frame size it had then
  * (width x height). Returns 0, or -1 with "PATH: reason" in err. */

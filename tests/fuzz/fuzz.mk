@@ -20,6 +20,7 @@ FUZZ_CFLAGS  := -std=c11 -D_POSIX_C_SOURCE=200809L -O1 -g -Wall -Wextra \
 FUZZ_SRC := $(addprefix 06_image_preprocess/,image_format.c image_io.c \
               jpeg_walk.c jpeg_walk_codes.c stb_impl.c stb_write_impl.c \
               batch/jpeg_screen.c batch/batch_inputs.c batch/dataset.c \
+              batch/batch_head.c \
               batch/exif.c batch/lib_support.c batch/transform_ref.c \
               batch/transform_aa.c) \
             common/files.c common/options.c common/option_values.c \
