@@ -700,14 +700,20 @@ add_test(imgbatch.gpu_bad_garbage ${tool_sh} bad "${tool}"
 add_test(imgbatch.gpu_bad_garbage_one_thread ${RUN} pass "${tool}"
          --skip-bad --threads 1 --batch-size 5 --resize 64x48
          "${jpegs}/wild_garbage")
-# Scan data zeroed: nvJPEG and stb_image both decode it, each its own
-# way; the check names it, skipped with --skip-bad (the checks of the
-# run then of the images kept), the run stopped naming it without; and
-# alone in its folder, no usable image.
-add_test(imgbatch.gpu_bad_zeroed ${tool_sh} bad "${tool}"
-         "${jpegs}/wild_zeroed" img_00004.jpg)
-add_test(imgbatch.gpu_all_zeroed ${tool_sh} all-bad "${tool}"
-         "${jpegs}/zeroed_only" 1)
+# A file the check finds decoded apart from stb_image while nvJPEG said
+# nothing (a corrupt scan the hardware decoder takes): the check's test
+# hook IMGBATCH_TEST_GARBLE spoils its image as such a decode would.
+# Skipped with --skip-bad (the run's checks then of the images kept),
+# the run stopped naming it without; alone in its folder, no usable
+# image.
+add_test(imgbatch.gpu_bad_decoded_apart ${tool_sh} bad "${tool}"
+         "${jpegs}/wild_small" img_00004.jpg)
+set_tests_properties(imgbatch.gpu_bad_decoded_apart PROPERTIES
+                     ENVIRONMENT IMGBATCH_TEST_GARBLE=4)
+add_test(imgbatch.gpu_all_decoded_apart ${tool_sh} all-bad "${tool}"
+         "${jpegs}/one_wild" 1)
+set_tests_properties(imgbatch.gpu_all_decoded_apart PROPERTIES
+                     ENVIRONMENT IMGBATCH_TEST_GARBLE=0)
 # EXIF orientations 1 to 8: the kernel turns each image upright as the
 # CPU's transform does (the run's checks), in RGB with a crop and in gray
 # resized; the GPU decoder's tensor against the CPU decoder's.
@@ -725,7 +731,8 @@ set_tests_properties(imgbatch.gpu_decode_bare imgbatch.gpu_decode_bare_wild
                      imgbatch.gpu_vs_cpu_crop imgbatch.gpu_vs_cpu_rgb
                      imgbatch.gpu_bad_files imgbatch.gpu_bad_garbage
                      imgbatch.gpu_bad_garbage_one_thread
-                     imgbatch.gpu_bad_zeroed imgbatch.gpu_all_zeroed
+                     imgbatch.gpu_bad_decoded_apart
+                     imgbatch.gpu_all_decoded_apart
                      imgbatch.gpu_exif_rgb_crop imgbatch.gpu_exif_gray
                      imgbatch.gpu_vs_cpu_exif
                      imgbatch.gpu_check_garbled_rgb

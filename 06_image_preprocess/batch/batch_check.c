@@ -216,7 +216,7 @@ static void sampled_item(void *ctx, size_t pick, int thread)
         check_compare(r->spec, &r->levels, &p, ref, r->src->channels, w, h,
                       r->h_samples + pick * r->sample_bytes, &st);
         why = check_image_verdict(&st, gpu, r->spec->channels);
-        /* Scan data zeroed or garbled, its markers whole: nvJPEG's
+        /* Scan data garbled, its markers whole: nvJPEG's
          * hardware decoder reports no error, stb_image may decode it
          * too, and each makes its own pixels of the nonsense. With
          * --skip-bad the file is left out, and the sums below are of
