@@ -203,8 +203,10 @@ def gpu(imgbatch, fixtures, tool, out):
         source = kwargs.pop("folder", folder)
         run = subprocess.run([tool, source, "--out-npy", npy] + args,
                              capture_output=True, text=True)
+        said = [line for line in run.stdout.splitlines()
+                if line.startswith("FAIL")] + run.stderr.splitlines()
         check(run.returncode == 0, "%s: imgbatch exited %d: %s"
-              % (name, run.returncode, run.stderr.strip()))
+              % (name, run.returncode, "; ".join(said)))
         if run.returncode != 0:
             continue
         shape, descr, want = read_npy(npy)
