@@ -41,6 +41,7 @@ void check_compare(const tf_spec *s, const tf_levels *t, const tf_place *p,
                 }
                 int d = got[c] - want[c];
                 st->sum += d;
+                st->channel_sum[c] += d;
                 st->sum_abs += (unsigned)abs(d);
                 st->one_level += abs(d) == 1;
                 st->worse += abs(d) > 1;
@@ -115,8 +116,12 @@ const char *check_image_verdict(const check_stats *st, int gpu,
         if ((double)st->luma_far >
             CHECK_LUMA_FAR_SHARE * (double)st->luma_values)
             return "more than 2% of pixels' luma over one level apart";
-        if ((double)st->sum_abs > CHECK_RGB_MEAN_ABS * (double)st->values)
-            return "mean absolute difference over 2 levels";
+        for (int c = 0; c < 3; c++)
+            if (fabs(mean_of(st->channel_sum[c], st->values / 3)) >
+                CHECK_RGB_CHANNEL_BIAS)
+                return c == 0   ? "red's mean difference over 1 level"
+                       : c == 1 ? "green's mean difference over 1 level"
+                                : "blue's mean difference over 1 level";
         return fabs(mean_of(st->sum, st->values)) > CHECK_RGB_BIAS
                    ? "mean difference over 0.5 level"
                    : NULL;
@@ -170,6 +175,8 @@ static void add(check_stats *to, const check_stats *s)
     to->inexact += s->inexact;
     to->sum += s->sum;
     to->sum_abs += s->sum_abs;
+    for (int c = 0; c < 3; c++)
+        to->channel_sum[c] += s->channel_sum[c];
     to->luma_values += s->luma_values;
     to->luma_far += s->luma_far;
     to->luma_most = s->luma_most > to->luma_most ? s->luma_most

@@ -43,10 +43,15 @@ extern "C" {
  *
  * RGB: the two also convert YCbCr to RGB and upsample the chroma their
  * own ways (stb_image interpolates the chroma, nvJPEG's default not),
- * so a value may be further off at colour edges: we bound each image's
- * mean absolute difference by 2 levels (torchvision's own test of nvJPEG
- * against libjpeg) and its mean signed difference by 0.5, all the chroma
- * gets. Local damage hides under those means, so each pixel's luma,
+ * so a value may be far off at colour edges: how far on average depends
+ * on how many edges an image has for its size (a 37 x 23 fixture full of
+ * them, decoded by libjpeg without interpolation and by stb_image: a
+ * mean |difference| of 2.50 levels, each channel's mean difference
+ * within 0.21, no pixel's luma more than 1 apart). Upsampling moves a
+ * value about its neighbours' mean, not the channel's, so each image's
+ * chroma gets only means: each channel's mean signed difference within
+ * 1 level, all of them together within 0.5. Local damage hides under
+ * those means, so each pixel's luma,
  * computed alike from both sides' levels, is held closer: the colour
  * conversion cancels in it (0.299 x 1.402 and 0.587 x 0.71414 for Cr,
  * 0.114 x 1.772 and 0.587 x 0.34414 for Cb agree to 5 decimals), leaving
@@ -64,7 +69,7 @@ extern "C" {
 #define CHECK_ONE_LEVEL_SHARE 0.05
 #define CHECK_RUN_BIAS 0.1
 #define CHECK_IMAGE_BIAS 0.5
-#define CHECK_RGB_MEAN_ABS 2.0
+#define CHECK_RGB_CHANNEL_BIAS 1.0
 #define CHECK_RGB_BIAS 0.5
 #define CHECK_LUMA_MOST 32
 #define CHECK_LUMA_FAR_SHARE 0.02
@@ -99,6 +104,7 @@ typedef struct {
     size_t worse;             /* |difference| over 1 */
     size_t inexact;           /* values that are no level's output */
     long long sum;            /* of the differences */
+    long long channel_sum[3]; /* of each channel's (RGB) */
     unsigned long long sum_abs;
     /* RGB: each pixel's luma from its levels, both sides alike */
     size_t luma_values;       /* pixels compared (every channel a level) */
