@@ -4,7 +4,8 @@
 # $(BUILD)/fuzz, each run for FUZZ_SECONDS from a copy of its seed corpus
 # (tests/fuzz/corpus/NAME/; what it finds stays in $(BUILD)/fuzz). A
 # crash stops make, its input saved as $(BUILD)/fuzz/NAME-crash-*.
-#   make fuzz                        every target, 60 s each
+#   make fuzz                        every target, 60 s each, in turn
+#   make -j2 fuzz                    two at a time
 #   make fuzz FUZZ_SECONDS=600 FUZZ_TARGETS=fuzz_load
 #   make fuzz-msan                   the corpus and crash inputs replayed
 #                                    under MemorySanitizer
@@ -53,21 +54,23 @@ $(FUZZ_DIR)/%: tests/fuzz/%.c $(FUZZ_OBJS) | fuzz-clang
 fuzz-build: $(FUZZ_TARGETS:%=$(FUZZ_DIR)/%)
 
 # Each target from a fresh copy of its corpus, so that nothing it finds
-# is written into the repository.
-fuzz: fuzz-build
-	@set -e; for t in $(FUZZ_TARGETS); do \
-	  rm -rf $(FUZZ_DIR)/run/$$t; mkdir -p $(FUZZ_DIR)/run/$$t; \
-	  cp tests/fuzz/corpus/$$t/* $(FUZZ_DIR)/run/$$t/; \
-	  echo "fuzz: $$t for $(FUZZ_SECONDS) s"; \
-	  $(FUZZ_DIR)/$$t -max_total_time=$(FUZZ_SECONDS) -timeout=10 \
-	    -rss_limit_mb=2048 -print_final_stats=1 \
-	    -artifact_prefix=$(FUZZ_DIR)/$$t- $(FUZZ_DIR)/run/$$t \
-	    > $(FUZZ_DIR)/$$t.log 2>&1 || \
-	    { tail -n 40 $(FUZZ_DIR)/$$t.log; \
-	      echo "fuzz: $$t failed, see $(FUZZ_DIR)/$$t.log" >&2; exit 1; }; \
-	  grep -E '^stat::number_of_executed_units|^#[0-9]+.*DONE' \
-	    $(FUZZ_DIR)/$$t.log | tail -n 2; \
-	done
+# is written into the repository; with -j, targets side by side (each
+# uses one core), its lines named by the target.
+FUZZ_RUNS := $(FUZZ_TARGETS:%=fuzz-run-%)
+.PHONY: $(FUZZ_RUNS)
+fuzz: $(FUZZ_RUNS)
+$(FUZZ_RUNS): fuzz-run-%: $(FUZZ_DIR)/%
+	@rm -rf $(FUZZ_DIR)/run/$*; mkdir -p $(FUZZ_DIR)/run/$*
+	@cp tests/fuzz/corpus/$*/* $(FUZZ_DIR)/run/$*/
+	@echo "fuzz: $* for $(FUZZ_SECONDS) s"
+	@$(FUZZ_DIR)/$* -max_total_time=$(FUZZ_SECONDS) -timeout=10 \
+	  -rss_limit_mb=2048 -print_final_stats=1 \
+	  -artifact_prefix=$(FUZZ_DIR)/$*- $(FUZZ_DIR)/run/$* \
+	  > $(FUZZ_DIR)/$*.log 2>&1 || \
+	  { tail -n 40 $(FUZZ_DIR)/$*.log; \
+	    echo "fuzz: $* failed, see $(FUZZ_DIR)/$*.log" >&2; exit 1; }
+	@grep -E '^stat::number_of_executed_units|^#[0-9]+.*DONE' \
+	  $(FUZZ_DIR)/$*.log | tail -n 2 | sed 's/^/$*: /'
 # The seed corpus and every crash input replayed (tests/test_06_fuzz.c)
 # under MemorySanitizer, which finds what ASan and UBSan do not: a read
 # of memory never written, such as stb_image making a pixel of it. MSan
