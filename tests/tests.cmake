@@ -238,8 +238,11 @@ elseif(NOT SANITIZE)
            "${SRC_DIR}")
   add_test(docs.links_self_test ${RUN} pass ${PYTHON}
            "${SRC_DIR}/tests/check_links.py" --self-test)
-  set_tests_properties(docs.links docs.links_self_test PROPERTIES
-                       LABELS cpu)
+  # Every chapter README at most 400 lines (STYLE.md).
+  add_test(docs.readme_lengths sh "${SRC_DIR}/tests/readme_lengths.sh"
+           "${SRC_DIR}")
+  set_tests_properties(docs.links docs.links_self_test docs.readme_lengths
+                       PROPERTIES LABELS cpu)
   set(compare_py "${SRC_DIR}/common/compare.py")
   set(cupy_missing "^CuPy not found [(]python3 -c 'import cupy' failed: ")
   string(APPEND cupy_missing ".*[)]; install it with: pip install cupy-cuda13x")
