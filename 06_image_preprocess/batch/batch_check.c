@@ -116,12 +116,14 @@ const char *check_image_verdict(const check_stats *st, int gpu,
         if ((double)st->luma_far >
             CHECK_LUMA_FAR_SHARE * (double)st->luma_values)
             return "more than 2% of pixels' luma over one level apart";
+        static const char *const off[3] = {
+            "red's mean difference over 1 level",
+            "green's mean difference over 1 level",
+            "blue's mean difference over 1 level"};
         for (int c = 0; c < 3; c++)
             if (fabs(mean_of(st->channel_sum[c], st->values / 3)) >
                 CHECK_RGB_CHANNEL_BIAS)
-                return c == 0   ? "red's mean difference over 1 level"
-                       : c == 1 ? "green's mean difference over 1 level"
-                                : "blue's mean difference over 1 level";
+                return off[c];
         return fabs(mean_of(st->sum, st->values)) > CHECK_RGB_BIAS
                    ? "mean difference over 0.5 level"
                    : NULL;
