@@ -4,8 +4,10 @@
  * the type and the resize; one pixel two levels off fails; a few
  * percent of pixels one level off pass, a fifth of them fail over the
  * run; a value that is no level fails; stb_image's own images must
- * match exactly; RGB within its looser rules, but an image garbled in
- * one block (the check's test hook, check_garble) fails by its luma. No
+ * match exactly; RGB within its looser rules (means judged only over
+ * 4096 values a channel, an image's or the run's; a few pixels' luma
+ * over one level apart allowed in a small image), but an image garbled
+ * in one block (the check's test hook, check_garble) fails by its luma. No
  * GPU: the "GPU" tensor is transform_ref.c's, from planes altered as a
  * decoder would. And which images the check picks (check_pick_*): all
  * of a pass no longer than the bound, else the bound's number, one in
@@ -22,6 +24,9 @@
 #include <string.h>
 
 enum { SW = 67, SH = 45 };
+/* A tensor image whose sampled rows hold CHECK_RGB_MEAN_VALUES pixels
+ * (16 rows of 256), so that its means are judged. */
+enum { BIG_W = 256, BIG_H = 128 };
 
 static uint8_t plane[3][SW * SH];
 
@@ -44,7 +49,8 @@ static void gather(const tf_spec *s, const uint8_t *image, uint8_t *out)
 static check_stats compare_garbled(const tf_spec *s, const uint8_t *decoded,
                                    size_t side, int levels)
 {
-    static uint8_t image[3 * 64 * 64 * 4], samples[3 * 64 * 64 * 4];
+    static uint8_t image[3 * BIG_W * BIG_H * 4],
+        samples[3 * BIG_W * BIG_H * 4];
     tf_place p;
     tf_levels t;
     EXPECT(tf_place_image(s, SW, SH, &p) == 0);
@@ -149,11 +155,12 @@ static int channels_within(const check_stats *st)
 }
 
 /* `decoded` = the reference with red moved by r and blue by b on every
- * pixel, the signs swapped on every other one when `alternate`. */
+ * pixel, the signs swapped on every other 4 x 4 block (a checkerboard)
+ * when `alternate`: blocks, so that a resize up keeps the differences. */
 static void chroma(uint8_t *decoded, int r, int b, int alternate)
 {
     for (int i = 0; i < SW * SH; i++) {
-        int sign = alternate && i % 2 ? -1 : 1;
+        int sign = alternate && (i % SW / 4 + i / SW / 4) % 2 ? -1 : 1;
         for (int c = 0; c < 3; c++) {
             int v = (&plane[0][0])[c * SW * SH + i] +
                     sign * (c == 0 ? r : c == 2 ? b : 0);
@@ -168,15 +175,35 @@ static void other_rules(void)
     static uint8_t decoded[3 * SW * SH];
     /* RGB: an exact decode passes, +1 everywhere fails, noise of one or
      * two levels either way (colour conversion, chroma upsampling)
-     * passes. */
+     * passes. The means are judged over CHECK_RGB_MEAN_VALUES values a
+     * channel: an image of 256 x 128 (16 sampled rows of 256), not one
+     * of 40 x 30 (4 of 40), whose +1 passes; 25 such images summed for
+     * the run are not enough (4000 values), 26 are. */
+    EXPECT(tf_sample_rows(BIG_H) * BIG_W == CHECK_RGB_MEAN_VALUES);
     tf_spec s = spec_of(3, TF_FLOAT16, TF_RESIZE);
-    check_stats st = compare(&s, &plane[0][0]);
+    tf_spec big = s;
+    big.out_w = BIG_W;
+    big.out_h = BIG_H;
+    check_stats st = compare(&big, &plane[0][0]);
     EXPECT(check_image_verdict(&st, 1, 3) == NULL &&
            check_run_verdict(&st, 3) == NULL);
     alter(decoded, 3, 1, 1000);
-    st = compare(&s, decoded);
+    st = compare(&big, decoded);
     EXPECT(check_image_verdict(&st, 1, 3) != NULL &&
            check_run_verdict(&st, 3) != NULL);
+    st = compare(&s, decoded);
+    EXPECT(st.values / 3 < CHECK_RGB_MEAN_VALUES && st.sum > 0 &&
+           check_image_verdict(&st, 1, 3) == NULL &&
+           check_run_verdict(&st, 3) == NULL);
+    check_stats run = st;
+    for (int k = 1; k < 26; k++) {
+        EXPECT(check_run_verdict(&run, 3) == NULL);
+        run.values += st.values;
+        run.sum += st.sum;
+        for (int c = 0; c < 3; c++)
+            run.channel_sum[c] += st.channel_sum[c];
+    }
+    EXPECT(check_run_verdict(&run, 3) != NULL);
     for (int i = 0; i < 3 * SW * SH; i++) {
         int v = (&plane[0][0])[i] + (i % 4 == 0 ? 2 : i % 4 == 1 ? -2 : 0);
         decoded[i] = (uint8_t)(v < 0 ? 0 : v > 255 ? 255 : v);
@@ -184,6 +211,18 @@ static void other_rules(void)
     st = compare(&s, decoded);
     EXPECT(st.worse > 0 && check_image_verdict(&st, 1, 3) == NULL);
     EXPECT(st.luma_values > 0 && st.luma_most <= 1);
+    st = compare(&big, decoded);
+    EXPECT(st.worse > 0 && check_image_verdict(&st, 1, 3) == NULL &&
+           check_run_verdict(&st, 3) == NULL);
+    /* Luma over one level apart on 2% of an image's pixels, or on 4
+     * where that is more: 40 x 30's 160 sampled pixels with 4 such (the
+     * hook on the top row's first 4, by 12 levels) pass, with 5 fail. */
+    tf_spec few = spec_of(3, TF_UINT8, TF_RESIZE);
+    st = compare_garbled(&few, &plane[0][0], 4, 12);
+    EXPECT(st.luma_far == 4 && st.luma_most <= CHECK_LUMA_MOST &&
+           check_image_verdict(&st, 1, 3) == NULL);
+    st = compare_garbled(&few, &plane[0][0], 5, 12);
+    EXPECT(st.luma_far == 5 && check_image_verdict(&st, 1, 3) != NULL);
     /* One block garbled (the test hook imgbatch applies on the GPU),
      * every type, same size and resized: its means pass, its luma does
      * not. 16 x 16 by 50 levels, resized: the per-pixel bound and the
@@ -215,19 +254,26 @@ static void other_rules(void)
         EXPECT(st.worse > 0 && check_image_verdict(&st, 1, 1) != NULL);
     }
     /* Chroma upsampled another way: red and blue moved about their
-     * means (+3 and -8 on one pixel, -3 and +8 on the next, luma kept):
+     * means (+3 and -8 in one block, -3 and +8 in the next, luma kept):
      * a mean |difference| over 2 levels passes. Red +2 and blue -2
-     * everywhere, their sum 0: red's mean fails. */
-    tf_spec same = spec_of(3, TF_UINT8, TF_SAME);
+     * everywhere, their sum 0: red's mean fails, in an image whose
+     * means are judged; in 40 x 30 it passes, as a small colourful
+     * image's means move that far between two right decoders. */
+    tf_spec rgb8 = big;
+    rgb8.dtype = TF_UINT8;
     chroma(decoded, 3, -8, 1);
-    st = compare(&same, decoded);
+    st = compare(&rgb8, decoded);
     EXPECT((double)st.sum_abs > 2.0 * (double)st.values &&
            check_image_verdict(&st, 1, 3) == NULL &&
            check_run_verdict(&st, 3) == NULL);
     chroma(decoded, 2, -2, 0);
-    st = compare(&same, decoded);
+    st = compare(&rgb8, decoded);
     const char *red = check_image_verdict(&st, 1, 3);
     EXPECT(red && strstr(red, "red's mean difference"));
+    red = check_run_verdict(&st, 3);
+    EXPECT(red && strstr(red, "red's mean difference"));
+    st = compare(&few, decoded);
+    EXPECT(st.channel_sum[0] > 0 && check_image_verdict(&st, 1, 3) == NULL);
     /* A value that is the output of no level: inexact, whatever path. */
     tf_spec g = spec_of(1, TF_FLOAT32, TF_SAME);
     tf_levels t;

@@ -101,6 +101,26 @@ static double mean_of(long long sum, size_t n)
     return n ? (double)sum / (double)n : 0.0;
 }
 
+/* RGB's means: each channel's, then all of them together; none judged
+ * below CHECK_RGB_MEAN_VALUES values a channel. */
+static const char *rgb_means_verdict(const check_stats *st)
+{
+    static const char *const off[3] = {
+        "red's mean difference over 1 level",
+        "green's mean difference over 1 level",
+        "blue's mean difference over 1 level"};
+    size_t per_channel = st->values / 3;
+    if (per_channel < CHECK_RGB_MEAN_VALUES)
+        return NULL;
+    for (int c = 0; c < 3; c++)
+        if (fabs(mean_of(st->channel_sum[c], per_channel)) >
+            CHECK_RGB_CHANNEL_BIAS)
+            return off[c];
+    return fabs(mean_of(st->sum, st->values)) > CHECK_RGB_BIAS
+               ? "mean difference over 0.5 level"
+               : NULL;
+}
+
 const char *check_image_verdict(const check_stats *st, int gpu,
                                 int channels)
 {
@@ -113,20 +133,12 @@ const char *check_image_verdict(const check_stats *st, int gpu,
     if (channels == 3) {
         if (st->luma_most > CHECK_LUMA_MOST)
             return "a pixel's luma more than 32 levels from stb_image's";
+        double far = CHECK_LUMA_FAR_SHARE * (double)st->luma_values;
         if ((double)st->luma_far >
-            CHECK_LUMA_FAR_SHARE * (double)st->luma_values)
-            return "more than 2% of pixels' luma over one level apart";
-        static const char *const off[3] = {
-            "red's mean difference over 1 level",
-            "green's mean difference over 1 level",
-            "blue's mean difference over 1 level"};
-        for (int c = 0; c < 3; c++)
-            if (fabs(mean_of(st->channel_sum[c], st->values / 3)) >
-                CHECK_RGB_CHANNEL_BIAS)
-                return off[c];
-        return fabs(mean_of(st->sum, st->values)) > CHECK_RGB_BIAS
-                   ? "mean difference over 0.5 level"
-                   : NULL;
+            (far > CHECK_LUMA_FAR_FEW ? far : CHECK_LUMA_FAR_FEW))
+            return "more than 2% of pixels' luma (and more than 4 "
+                   "pixels') over one level apart";
+        return rgb_means_verdict(st);
     }
     if (st->worse)
         return "a pixel more than one level from stb_image's";
@@ -137,13 +149,12 @@ const char *check_image_verdict(const check_stats *st, int gpu,
 
 const char *check_run_verdict(const check_stats *total, int channels)
 {
-    double bias = fabs(mean_of(total->sum, total->values));
     if (channels == 3)
-        return bias > CHECK_RGB_BIAS ? "mean difference over 0.5 level"
-                                     : NULL;
+        return rgb_means_verdict(total);
     if ((double)total->one_level >
         CHECK_ONE_LEVEL_SHARE * (double)total->values)
         return "more than 5% of pixels one level apart";
+    double bias = fabs(mean_of(total->sum, total->values));
     return bias > CHECK_RUN_BIAS ? "mean difference over 0.1 level" : NULL;
 }
 
