@@ -1,9 +1,5 @@
-"""train_example.py - imgbatch feeding a PyTorch training loop, one model
-step a batch: a folder of class folders (as torchvision's ImageFolder
-reads it), RGB 64 x 64 with ImageNet's mean and std, shuffled each epoch,
-and a small classifier learning each image's class from its label.
-Run: python3 06_image_preprocess/batch/python/train_example.py DIR
-"""
+"""train_example.py DIR - imgbatch feeding PyTorch, one model step a
+batch: class folders, RGB 64 x 64, shuffled each epoch."""
 import argparse
 import sys
 
