@@ -60,7 +60,8 @@ static float time_copy(void *dst, const void *src, size_t bytes,
 }
 
 /* A timed round trip h_from -> d_x -> h_to (h_to wiped after the copy in:
-   it may be h_from), checked against h_src. GB/s: 10^9 bytes/second. */
+   it may be h_from), checked against h_src. GB/s: 10^9 bytes/second. Each
+   copy is timed once: one sample, not the lab's median of 10. */
 static void timed_trip(const char *what, double *d_x, const double *h_from,
                        double *h_to, const double *h_src, size_t count,
                        char *verdict)
