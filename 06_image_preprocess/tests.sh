@@ -1,5 +1,5 @@
 #!/bin/sh
-# tests.sh - the multi-step checks of tests/06_image_preprocess.cmake.
+# tests.sh - the multi-step checks of chapter 06's tests (tests/06_*.cmake).
 #
 #   tests.sh leaves-nothing BIN FIXTURES   a refused input writes no file
 #   tests.sh outputs BIN FIXTURES CHECK_NPY

@@ -1,6 +1,6 @@
 #!/bin/sh
 # corpus_check.sh BIN - imgbatch --make-corpus (BIN: imgbatch) end to end,
-# without a GPU (tests/06_image_preprocess.cmake runs it as a CPU test):
+# without a GPU (tests/06_library.cmake runs it as a CPU test):
 # the files are named in order, nothing else is left in the folder, a
 # mixed corpus has its progressive files where it says, the same options
 # give the same bytes with 1 or 3 threads and another seed other bytes; a

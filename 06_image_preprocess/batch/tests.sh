@@ -1,6 +1,6 @@
 #!/bin/sh
 # tests.sh - the multi-step checks of imgbatch, the batch tool, in
-# tests/06_image_preprocess.cmake. BIN is imgbatch.
+# chapter 06's tests (tests/06_*.cmake). BIN is imgbatch.
 #
 #   tests.sh outputs BIN FIXTURES
 #       the .npy files GPU runs write have the shape they announce, with
