@@ -59,9 +59,8 @@ static float time_copy(void *dst, const void *src, size_t bytes,
     return ms;
 }
 
-/* A timed round trip h_from -> d_x -> h_to (h_to wiped after the copy in:
-   it may be h_from), checked against h_src. GB/s: 10^9 bytes/second. Each
-   copy is timed once: one sample, not the lab's median of 10. */
+/* A round trip h_from -> d_x -> h_to, each copy timed once (GB/s: 10^9
+   bytes/s), h_to wiped after the copy in (it may be h_from), then checked. */
 static void timed_trip(const char *what, double *d_x, const double *h_from,
                        double *h_to, const double *h_src, size_t count,
                        char *verdict)
