@@ -58,11 +58,10 @@ extern "C" {
  * over at least 4096 values a channel (CHECK_RGB_MEAN_VALUES): an
  * image's when its sampled rows hold that many, and the run's sums of
  * the GPU-decoded images checked, when they do. Local damage hides under
- * those means, so each pixel's luma,
- * computed alike from both sides' levels, is held closer: the colour
- * conversion cancels in it (0.299 x 1.402 and 0.587 x 0.71414 for Cr,
- * 0.114 x 1.772 and 0.587 x 0.34414 for Cb agree to 5 decimals), leaving
- * the IDCTs' level and the
+ * those means, so each pixel's luma, computed alike from both sides'
+ * levels, is held closer: the colour conversion cancels in it (0.299 x
+ * 1.402 and 0.587 x 0.71414 for Cr, 0.114 x 1.772 and 0.587 x 0.34414
+ * for Cb agree to 5 decimals), leaving the IDCTs' level and the
  * roundings of R, G and B, except where one side clamps a channel the
  * other does not (saturated colour at an edge). Modelled by stb_image
  * against itself with chroma repeated and its IDCT rounding shifted, on
