@@ -138,7 +138,7 @@ static void arange_region(void *ctx)
 int main(int argc, char **argv)
 {
     size_t range_n = 10, big_side = 1000;
-    /* Both bounds keep every byte count below 2^33: no product of them
+    /* Both bounds keep every byte count at most 2^33: no product of them
      * comes near size_t's limit. */
     cm_opt own[] = {
         {.name = "n", .type = CM_OPT_SIZE, .value = &range_n,

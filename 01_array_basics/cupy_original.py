@@ -10,8 +10,8 @@ Mirrors section 2.24.1.2.2 of the tutorial:
 tutorial() runs it as written. The tutorial times nothing here, so no
 "tutorial's timing" is shown. measure() times as the C lab does: CUDA
 events, one pair per repetition, queued back to back and read after the
-last (cupy_env.time_events, the lab's cm_time_events), median of 10 after
-2 warm-ups (3 with --quick, as the lab):
+last (cupy_env.time_events, the lab's cm_time_events), median of 10 (3
+with --quick, as the lab) after 2 warm-ups:
 
 - x = cp.array([1, 2, 3, 4]): the whole line (the list made a NumPy array,
   device memory from CuPy's pool, the 32-byte copy in), against the lab's

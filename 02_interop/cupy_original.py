@@ -16,7 +16,7 @@ measure() times both arrays as the C lab does (1000 x 1000 with --quick):
 each copy between its own pair of CUDA events, waited for before the
 next, the copies of an array taking turns within each repetition (the
 lab's time_copies; cupy_env.time_events_turns), allocation on the host
-clock, the median of 10 after 2 warm-ups (3 with --quick). Each step
+clock, the median of 10 (3 with --quick) after 2 warm-ups. Each step
 twice where it matters: the tutorial's call, and CuPy written well:
 
 - cp.asarray(x_np) copies the array on the CPU into a buffer from CuPy's

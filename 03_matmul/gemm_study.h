@@ -23,7 +23,7 @@
 #define CUBLAS_SPARE_BYTES ((size_t)256 << 20)
 
 /* The precision probe reads its C back this many elements at a time, into
- * a host buffer of doubles (8 MB). */
+ * a host buffer of doubles (8 MiB). */
 #define GEMM_PROBE_PIECE ((size_t)1 << 20)
 
 /* Device operands of one n x n GEMM, row-major: float64 (allocated by the

@@ -1,6 +1,5 @@
 /* memory.h - what the four parts of 04_memory share: the run's settings,
- * the row-major GEMM call, the planner's probes and small reporting
- * helpers.
+ * the planner's probes and small reporting helpers.
  *
  *   memory_run run = {...};
  *   part_blocked(&run, h_single, h_blocked);
