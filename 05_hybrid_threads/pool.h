@@ -36,7 +36,7 @@ typedef enum { POOL_DRAIN, POOL_CANCEL } pool_stop;
  * < 1 or a thread cannot be started. */
 pool *pool_create(int workers, char *err, size_t err_len);
 
-/* Queues fn(arg) behind every task already queued (it is
+/* Queues fn(arg) behind every queued task of rank 0 or lower (it is
  * pool_submit_ranked with rank 0). Returns its future, or NULL if the pool
  * is shutting down or memory ran out. */
 pool_future *pool_submit(pool *p, pool_task_fn fn, void *arg);

@@ -29,9 +29,10 @@ typedef struct {
 
 /* Fills rows [row0, row1) of m with uniform samples, each row normalised
  * to mean 0 and standard deviation 1 (as a layer norm does), then takes
- * dot[i] = row . v and abs_dot[i] = |row| . |v| (cm_freivalds_row) while the
- * row is in the cache. A value depends only on (seed, row, column), so any
- * split of the rows among threads gives the same matrix, bit for bit. */
+ * dot[i] = row . v and abs_dot[i] = |row| . v_abs (all ones when v_abs is
+ * NULL; cm_freivalds_row) while the row is in the cache. A value depends
+ * only on (seed, row, column), so any split of the rows among threads gives
+ * the same matrix, bit for bit. */
 void prep_rows(double *m, size_t n, uint64_t seed, size_t row0, size_t row1,
                const double *v, const double *v_abs, double *dot,
                double *abs_dot);

@@ -137,7 +137,7 @@ __device__ __forceinline__ float4 flip_normalize4(unsigned word)
 }
 
 /* 4 bytes from src: one 4-byte load when src allows it (widths that are
- * multiples of 4), else four 1-byte loads of the same cache line. */
+ * multiples of 4), else four 1-byte loads. */
 __device__ __forceinline__ unsigned load4(const uint8_t *src)
 {
     if (((uintptr_t)src & 3) == 0)
