@@ -98,6 +98,18 @@ tool_usage(backend_choice "--nvjpeg-backend: 'npu' is not one of"
            --nvjpeg-backend npu d)
 tool_usage(backend_cpu "--nvjpeg-backend does nothing with --decoder cpu"
            --nvjpeg-backend hybrid --decoder cpu d)
+tool_usage(share_text "--hybrid-share: 'most' is not auto or a share"
+           --hybrid-share most d)
+tool_usage(share_range "--hybrid-share: '1.01' is not auto or a share"
+           --hybrid-share 1.01 d)
+tool_usage(share_cpu "--hybrid-share does nothing with --decoder cpu"
+           --hybrid-share auto --decoder cpu d)
+tool_usage(share_hybrid "--hybrid-share .*: not with --nvjpeg-backend hybrid"
+           --hybrid-share 0.5 --nvjpeg-backend hybrid d)
+tool_usage(share_gpu_hybrid "--hybrid-share .*: not with --nvjpeg-backend gpu-h"
+           --hybrid-share 0.5 --nvjpeg-backend gpu-hybrid d)
+tool_usage(share_bare "--hybrid-share does nothing with --bare-decode"
+           --hybrid-share 0.5 --bare-decode a.jpg b.jpg)
 tool_usage(keep_and_npy "--keep-on-gpu writes no tensor"
            --keep-on-gpu --out-npy x.npy a.jpg b.jpg)
 tool_usage(bare_cpu "--bare-decode times the GPU decoder"
@@ -307,12 +319,26 @@ decoded(wild_gpu_hybrid 40 0 0 --nvjpeg-backend gpu-hybrid --resize 64x48
 decoded(wild_hybrid 40 40 0 --nvjpeg-backend hybrid --resize 64x48
         "${wild}")
 decoded(wild_cpu 0 0 40 --decoder cpu --color rgb --resize 64x48 "${wild}")
+# The split (--hybrid-share): half of each batch of 8 baseline files to
+# the hybrid path, 4 of every 8 exactly (on a GPU without the hardware
+# decoder, every file goes there anyway); adapted on the wild folder, in
+# RGB, its checks all passing whichever way each file went.
+decoded(split_half 24 12 0 --hybrid-share 0.5 --batch-size 8
+        "${jpegs}/baseline")
+decoded(wild_split_auto 40 any 0 --hybrid-share auto --color rgb
+        --dtype float16 --resize 64x48 --batch-size 8 "${wild}")
+decoded(wild_split_all 40 any 0 --hybrid-share 1 --resize-short 56
+        --crop 48x40 --keep-on-gpu "${wild}")
 add_test(imgbatch.gpu_decode_bare ${tool_sh} bare "${tool}"
          --batch-size 10 "${jpegs}/mixed")
 add_test(imgbatch.gpu_decode_bare_wild ${tool_sh} bare "${tool}"
          --resize 64x48 --color rgb "${wild}")
 add_test(imgbatch.gpu_decode_repeatable ${tool_sh} repeatable "${tool}"
          "${jpegs}/baseline" "${jpegs}/repeat")
+# A fixed share sends the same files the same way in every run.
+add_test(imgbatch.gpu_decode_repeatable_split ${tool_sh} repeatable
+         "${tool}" "${wild}" "${jpegs}/repeat_split" --hybrid-share 0.5
+         --color rgb --resize 64x48 --batch-size 8)
 # The check sees local damage: one image's output spoiled in a 16 x 16
 # block by 50 levels (IMGBATCH_TEST_GARBLE, the check's test hook) fails
 # naming its file: in RGB at 224 x 224, where each channel's mean stays
@@ -387,7 +413,9 @@ add_test(imgbatch.gpu_vs_cpu_exif ${tool_sh} gpu-vs-cpu "${tool}"
          "${jpegs}/versus_exif" rgb --color rgb --resize 64x48
          "${jpegs}/exif")
 set_tests_properties(imgbatch.gpu_decode_bare imgbatch.gpu_decode_bare_wild
-                     imgbatch.gpu_decode_repeatable imgbatch.gpu_npy_gray_f32
+                     imgbatch.gpu_decode_repeatable
+                     imgbatch.gpu_decode_repeatable_split
+                     imgbatch.gpu_npy_gray_f32
                      imgbatch.gpu_npy_rgb_f16 imgbatch.gpu_npy_u8_crop
                      imgbatch.gpu_vs_cpu_gray imgbatch.gpu_vs_cpu_gray_same
                      imgbatch.gpu_vs_cpu_crop imgbatch.gpu_vs_cpu_rgb

@@ -80,13 +80,16 @@ def cpu(imgbatch, fixtures):
             (dict(max_pixels="1Q"), ["--max-pixels: size '1Q' has an"]),
             (dict(decoder="fast"), ["--decoder: 'fast' is not one of"]),
             (dict(nvjpeg_backend="npu"), ["--nvjpeg-backend: 'npu'"]),
+            (dict(hybrid_share=2), ["--hybrid-share: '2' is not auto or"]),
             (dict(device=-1), ["--device: '-1' must be at least 0"]),
             # Options that do not go together: imgbatch_open's checks.
             (dict(resize_short=256), ["--resize-short S goes with --crop"]),
             (dict(antialias=True), ["--antialias needs a resize: --resize"]),
             (dict(dtype="uint8", mean=0.5), ["do nothing with --dtype uint8"]),
             (dict(decoder="cpu", nvjpeg_backend="hybrid"),
-             ["an nvJPEG backend does nothing with --decoder cpu"])]:
+             ["an nvJPEG backend does nothing with --decoder cpu"]),
+            (dict(decoder="cpu", hybrid_share="auto"),
+             ["a hybrid share does nothing with --decoder cpu"])]:
         e = raises(imgbatch.OptionsError, lambda: Loader(folder, **kwargs),
                    *words)
         check(e is None or (e.status == imgbatch.ERR_OPTIONS and

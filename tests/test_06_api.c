@@ -3,6 +3,8 @@
  * tutorial's steps, each option lands in the tensor's spec, and options
  * that cannot go together are refused with a status and a reason. */
 #include "test.h"
+
+#include <math.h>
 #include "../06_image_preprocess/batch/imgbatch.h"
 #include "../06_image_preprocess/batch/pipeline.h"
 
@@ -81,6 +83,34 @@ int main(void)
     EXPECT(check(&o, &s) == IMGBATCH_ERR_OPTIONS);
     o.color = IMGBATCH_GRAY;
     EXPECT(check(&o, &s) == IMGBATCH_OK);
+
+    /* A hybrid share: none by default; 0 to 1, or adapted below 0; not
+     * with the CPU decoder or a backend without the hardware decoder. */
+    o.backend = IMGBATCH_BACKEND_AUTO;
+    imgbatch_options h;
+    imgbatch_defaults(&h);
+    EXPECT(h.hybrid_share == 0.0f);
+    o.hybrid_share = 1.0f;
+    EXPECT(check(&o, &s) == IMGBATCH_OK);
+    o.hybrid_share = IMGBATCH_SHARE_AUTO;
+    EXPECT(check(&o, &s) == IMGBATCH_OK);
+    o.hybrid_share = 1.5f;
+    EXPECT(check(&o, &s) == IMGBATCH_ERR_OPTIONS &&
+           strstr(imgbatch_failure_reason(), "hybrid_share"));
+    o.hybrid_share = NAN;
+    EXPECT(check(&o, &s) == IMGBATCH_ERR_OPTIONS);
+    o.hybrid_share = 0.5f;
+    o.decoder = IMGBATCH_DECODER_CPU;
+    EXPECT(check(&o, &s) == IMGBATCH_ERR_OPTIONS &&
+           strstr(imgbatch_failure_reason(), "--decoder cpu"));
+    o.decoder = IMGBATCH_DECODER_AUTO;
+    o.backend = IMGBATCH_BACKEND_GPU_HYBRID;
+    EXPECT(check(&o, &s) == IMGBATCH_ERR_OPTIONS &&
+           strstr(imgbatch_failure_reason(), "gpu-hybrid"));
+    o.backend = IMGBATCH_BACKEND_HARDWARE;
+    EXPECT(check(&o, &s) == IMGBATCH_OK);
+    o.backend = IMGBATCH_BACKEND_AUTO;
+    o.hybrid_share = 0;
 
     /* The data set: one process, in turn, seed 0 by default; a rank in
      * 0 .. world_size - 1 (world_size 0: one process); class folders

@@ -12,7 +12,9 @@
  * decoder would. And which images the check picks (check_pick_*): all
  * of a pass no longer than the bound, else the bound's number, one in
  * each stretch, the first and last among them, the same every time,
- * at every place of a stretch. */
+ * at every place of a stretch. And the check that each file's sampled
+ * rows are the same in every pass, kept apart by the route that decoded
+ * them (check_samples_repeat). */
 #include "test.h"
 #include "../06_image_preprocess/batch/batch_check.h"
 #include "../06_image_preprocess/batch/corpus.h"
@@ -325,9 +327,54 @@ static void picks(void)
     EXPECT(places == 50);
 }
 
+/* check_samples_repeat over passes of two picked files (0 and 2 of 3),
+ * each pass's rows and routes given: 1 while each file's rows are those
+ * it had from the same route. */
+static int repeat_pass(batch_run *r, uint64_t *by_file, uint8_t *seen,
+                       uint8_t rows0, route how0, uint8_t rows2,
+                       route how2)
+{
+    memset(r->h_samples, rows0, r->sample_bytes);
+    memset(r->h_samples + r->sample_bytes, rows2, r->sample_bytes);
+    r->check_route[0] = (uint8_t)how0;
+    r->check_route[1] = (uint8_t)how2;
+    return check_samples_repeat(r, by_file, seen);
+}
+
+static void repeats(void)
+{
+    uint8_t samples[2 * 16], routes[2], seen[3] = {0};
+    size_t out[2] = {0, 1}, files[2] = {0, 2};
+    uint64_t by_file[3 * CHECK_ROUTES];
+    batch_run r;
+    memset(&r, 0, sizeof r);
+    r.n_checked = 2;
+    r.sample_bytes = 16;
+    r.h_samples = samples;
+    r.check_out = out;
+    r.check_route = routes;
+    r.out_index = files;
+    route B = ROUTE_GPU_BATCH, H = ROUTE_GPU_HYBRID;
+    EXPECT(repeat_pass(&r, by_file, seen, 7, B, 9, B) == 1);  /* first */
+    EXPECT(repeat_pass(&r, by_file, seen, 7, B, 9, B) == 1);  /* same */
+    /* file 0 by the hybrid path: other bits, its first time that way */
+    EXPECT(repeat_pass(&r, by_file, seen, 8, H, 9, B) == 1);
+    EXPECT(repeat_pass(&r, by_file, seen, 7, B, 9, B) == 1);
+    EXPECT(repeat_pass(&r, by_file, seen, 8, H, 9, B) == 1);
+    /* the same route, other bits: not repeatable, either file */
+    EXPECT(repeat_pass(&r, by_file, seen, 6, H, 9, B) == 0);
+    EXPECT(repeat_pass(&r, by_file, seen, 7, B, 5, B) == 0);
+    /* a skipped pick is left out */
+    out[1] = SIZE_MAX;
+    EXPECT(repeat_pass(&r, by_file, seen, 7, B, 1, B) == 1);
+    EXPECT(seen[0] == (1u << (B - ROUTE_CPU) | 1u << (H - ROUTE_CPU)));
+    EXPECT(seen[1] == 0 && seen[2] == 1u << (B - ROUTE_CPU));
+}
+
 int main(void)
 {
     picks();
+    repeats();
     /* A photo-like image: its luma and its R, G, B planes. */
     static uint8_t rgb[SW * SH * 3];
     EXPECT(corpus_synth_rgb(rgb, SW, SH, 4, 2) == 0);

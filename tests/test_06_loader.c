@@ -223,11 +223,11 @@ static void cpu_decode_grown(void)
         return;
     uint8_t slot[SIDE * SIDE];
     err[0] = '\0';
-    route how = decoder_file(d, 0, 0, grown, file_len, slot, NULL, &planes,
-                             &route_why, err, sizeof err);
+    route how = decoder_file(d, 0, 0, grown, file_len, 0, slot, NULL,
+                             &planes, &route_why, err, sizeof err);
     EXPECT(how == ROUTE_BAD && strstr(err, paths[1]) && strstr(err, "96 x 96"));
-    how = decoder_file(d, 0, 0, as_checked, file_len, slot, NULL, &planes,
-                       &route_why, err, sizeof err);
+    how = decoder_file(d, 0, 0, as_checked, file_len, 0, slot, NULL,
+                       &planes, &route_why, err, sizeof err);
     EXPECT(how == ROUTE_CPU);
     decoder_close(d);
 }

@@ -62,6 +62,11 @@ int main(void)
     EXPECT(set("decoder", "cpu") && o->decoder == IMGBATCH_DECODER_CPU);
     EXPECT(set("nvjpeg-backend", "gpu-hybrid") &&
            o->backend == IMGBATCH_BACKEND_GPU_HYBRID);
+    EXPECT(o->hybrid_share == 0.0f);
+    EXPECT(set("hybrid-share", "0.25") && o->hybrid_share == 0.25f);
+    EXPECT(set("hybrid-share", "auto") &&
+           o->hybrid_share == IMGBATCH_SHARE_AUTO);
+    EXPECT(set("hybrid-share", "1") && o->hybrid_share == 1.0f);
     EXPECT(set("threads", "4") && o->threads == 4);
     EXPECT(set("batch-size", "32") && o->batch_size == 32);
     EXPECT(set("streams", "3") && o->streams == 3);
@@ -94,6 +99,11 @@ int main(void)
     refused("decoder", "fast", "--decoder: 'fast' is not one of "
             "auto|gpu|cpu");
     refused("nvjpeg-backend", "npu", "--nvjpeg-backend: 'npu' is not one");
+    refused("hybrid-share", "1.5", "--hybrid-share: '1.5' is not auto or "
+            "a share from 0 to 1");
+    refused("hybrid-share", "-0.5", "--hybrid-share: '-0.5' is not auto");
+    refused("hybrid-share", "half", "--hybrid-share: 'half' is not auto");
+    refused("hybrid-share", "0.5x", "--hybrid-share: '0.5x' is not auto");
     refused("threads", "257", "--threads: '257' must be at most 256");
     refused("threads", "four", "--threads: 'four' is not a whole number");
     refused("streams", "-1", "--streams: '-1' must be at least 0");
@@ -197,6 +207,7 @@ int main(void)
                      (int)strcspn(spec->choices, "|"), spec->choices);
         if (spec->type == CM_OPT_STRING)
             strcpy(value, strcmp(spec->name, "seed") == 0 ? "7"
+                          : strcmp(spec->name, "hybrid-share") == 0 ? "auto"
                           : strchr("rc", spec->name[0]) ? "8x8"
                           : strchr("ms", spec->name[0]) ? "0.5" : "x");
         imgbatch_status st = imgbatch_set_option(

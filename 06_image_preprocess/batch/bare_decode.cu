@@ -124,6 +124,7 @@ static void check_last(batch_run *r, const bare_files *f, size_t first,
         r->gpu_decoded[image] = 1;
         /* Every image of it a pick of the check (room for a batch's). */
         r->check_pos[i] = r->check_out[i] = i;
+        r->check_route[i] = (uint8_t)ROUTE_GPU_BATCH;
     }
     r->n_checked = count;
     void *d_out = r->d_tensor ? r->d_tensor : x->d_out;

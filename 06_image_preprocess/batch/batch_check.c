@@ -375,12 +375,19 @@ int check_samples_repeat(const batch_run *r, uint64_t *by_file,
             continue;
         const uint8_t *p = r->h_samples + k * r->sample_bytes;
         size_t file = r->out_index[r->check_out[k]];
+        /* by the route that decoded it: the two GPU paths need not give
+         * the same bits, and the split may send a file either way */
+        int route = r->check_route[k] - ROUTE_CPU;
+        if (route < 0 || route >= CHECK_ROUTES)
+            continue;
+        size_t at = file * CHECK_ROUTES + (size_t)route;
         uint64_t h = 1469598103934665603ull;
         for (size_t i = 0; i < r->sample_bytes; i++)
             h = (h ^ p[i]) * 1099511628211ull;
-        same &= !seen[file] || by_file[file] == h;
-        by_file[file] = h;
-        seen[file] = 1;
+        int kept = (seen[file] >> route) & 1;
+        same &= !kept || by_file[at] == h;
+        by_file[at] = h;
+        seen[file] = (uint8_t)(seen[file] | 1u << route);
     }
     return same;
 }

@@ -189,11 +189,17 @@ sampled_result check_sampled(batch_run *r, size_t n_out);
  * levels. Counted in the thread's thread_counts. */
 void check_back_item(void *ctx, size_t pos, int thread);
 
-/* FNV-1a over each picked tensor image's sampled rows, kept by file in
- * by_file (seen[file]: 1 once kept; both list->count long, seen zeroed
- * before the first pass): 1 if every file's rows are those it had
- * before, in this pass and earlier ones, whatever its place in the
- * order; 0 if not, and the decode is not repeatable. */
+/* The routes a file's rows are kept for: stb_image, nvJPEG's batched
+ * decoder, its hybrid path (ROUTE_CPU on, in decoder.h's order). */
+enum { CHECK_ROUTES = 3 };
+
+/* FNV-1a over each picked tensor image's sampled rows, kept by file and
+ * the route that decoded it in by_file (list->count * CHECK_ROUTES of
+ * them; seen[file], list->count of them zeroed before the first pass:
+ * bit k set once route k's are kept): 1 if every file's rows are those
+ * it had before from the same route, in this pass and earlier ones,
+ * whatever its place in the order; 0 if not, and the decode is not
+ * repeatable. */
 int check_samples_repeat(const batch_run *r, uint64_t *by_file,
                          uint8_t *seen);
 

@@ -13,6 +13,18 @@ static const double READERS_BOUND_SHARE = 0.8;
 /* The main thread inside nvjpegDecodeBatched this share of the time:
  * nvJPEG's host work may be the limit. */
 static const double NVJPEG_HOST_SHARE = 0.5;
+/* With the split: the readers busy this share of their time as well,
+ * and the pair is the limit. */
+static const double READERS_PAIR_SHARE = 0.6;
+
+/* Files the split sent to the hybrid path (counted by their reason). */
+static size_t split_moved(const pass_counts *c)
+{
+    for (size_t k = 0; k < c->hybrid_why.n; k++)
+        if (c->hybrid_why.why[k] == SPLIT_WHY)
+            return c->hybrid_why.count[k];
+    return 0;
+}
 
 static void count_reason(reasons *c, const char *why)
 {
@@ -80,7 +92,14 @@ static void print_limit(double readers_share, const pass_counts *c,
         if (ms[k] > ms[most])
             most = k;
     double tail = c->nj_batches ? c->nj_tail_ms / c->nj_batches : 0;
-    if (readers_share >= READERS_BOUND_SHARE) {
+    if (split_moved(c) && readers_share >= READERS_PAIR_SHARE &&
+        c->nj_host_ms >= NVJPEG_HOST_SHARE * wall_ms) {
+        printf("limited by: both sides of the split, the main thread inside "
+               "nvjpegDecodeBatched %.0f%% of the wall time and the reader "
+               "threads %.0f%% busy (reading, screening, the hybrid path's "
+               "decodes, checks)\n", 100.0 * c->nj_host_ms / wall_ms,
+               100 * readers_share);
+    } else if (readers_share >= READERS_BOUND_SHARE) {
         printf("limited by: the reader threads' CPU time, %.0f%% busy "
                "(reading, screening, CPU decodes, checks)\n",
                100 * readers_share);
@@ -100,6 +119,25 @@ static void print_limit(double readers_share, const pass_counts *c,
         printf("limited by: %s, %.0f%% of the wall time on the main "
                "thread\n", what[most], 100.0 * ms[most] / wall_ms);
     }
+}
+
+/* The split's share in the last pass, and (adapted) the times a file
+ * it came from. */
+static void print_split(const batch_run *r, const pass_counts *c)
+{
+    const split_ctl *s = &r->split;
+    size_t moved = split_moved(c), batched = c->gpu - c->hybrid;
+    printf("split (last pass): %zu of the %zu JPEGs the hardware decoder "
+           "takes went to nvJPEG's hybrid path (%.1f%%", moved,
+           moved + batched,
+           moved + batched ? 100.0 * moved / (moved + batched) : 0.0);
+    if (s->fixed >= 0)
+        printf(", --hybrid-share %.3g)\n", s->fixed);
+    else
+        printf("; adapted, %.1f%% at the end, from a file's %.3f ms of the "
+               "main thread inside nvjpegDecodeBatched and a reader's %.3f "
+               "ms to read and screen it, %.3f ms to decode it too)\n",
+               100 * s->share, s->e, s->r, s->h);
 }
 
 void report_pass(const batch_run *r, const pass_counts *c,
@@ -147,6 +185,8 @@ void report_pass(const batch_run *r, const pass_counts *c,
                "batch after the call returned\n", c->nj_batches,
                c->nj_host_ms, 100.0 * c->nj_host_ms / wall_ms,
                c->nj_span_ms, c->nj_tail_ms / c->nj_batches);
+    if (r->split_on)
+        print_split(r, c);
     print_limit(share, c, wall_ms, writing);
 }
 

@@ -103,10 +103,16 @@ static int changed(const decoder *d, size_t image, size_t w, size_t h,
     return 1;
 }
 
+int decoder_can_split(const decoder *d)
+{
+    return d->engine && nj_batched(d->engine) && nj_hardware(d->engine) &&
+           nj_hybrid_ready(d->engine);
+}
+
 route decoder_file(decoder *d, int thread, size_t image,
-                   const uint8_t *bits, size_t len, uint8_t *h_slot,
-                   uint8_t *d_slot, int *planes, const char **why,
-                   char *err, size_t err_len)
+                   const uint8_t *bits, size_t len, int to_hybrid,
+                   uint8_t *h_slot, uint8_t *d_slot, int *planes,
+                   const char **why, char *err, size_t err_len)
 {
     int channels = d->src->channels;
     *why = d->cpu_why;
@@ -134,6 +140,17 @@ route decoder_file(decoder *d, int thread, size_t image,
             return ROUTE_BAD;
         if (!*why) {
             *planes = gpu_planes;
+            /* Shared out: the hybrid path where it can, else back to the
+             * batched decoder, which takes the file (and writes the whole
+             * slot over whatever a failed decode left there). */
+            char failed[256];
+            nj_dest dest = {d_slot, w, ht};
+            if (to_hybrid && decoder_can_split(d) &&
+                nj_hybrid_decode(d->engine, thread, bits, len, &dest,
+                                 gpu_planes, failed, sizeof failed) == 0) {
+                *why = SPLIT_WHY;
+                return ROUTE_GPU_HYBRID;
+            }
             return ROUTE_GPU_BATCH;
         }
         if (nj_hybrid_ready(d->engine) && js_hybrid_ok(bits, len)) {

@@ -30,6 +30,7 @@
 #include "batch_inputs.h"
 #include "jpeg_screen.h"
 #include "nvjpeg_decoder.h"
+#include "split.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -65,19 +66,26 @@ decoder *decoder_open(const decoder_config *cfg, int *fatal, char *why,
  * the CPU". */
 const char *decoder_describe(const decoder *d);
 
+/* 1 if files the batched decoder takes can be sent to the hybrid path
+ * instead (split.h): the hardware decoder, with the hybrid path beside
+ * it. */
+int decoder_can_split(const decoder *d);
+
 /* One file, on reader thread `thread`: its frame size first (a file
  * that changed since it was checked, to a size its slot cannot hold, is
  * ROUTE_BAD, named in err); screened for nvJPEG's batched decoder
- * (ROUTE_GPU_BATCH: nothing done yet), else decoded by its hybrid
- * path into d_slot (its stream synchronized), else by stb_image into
- * h_slot. *planes: the planes it has or will have in its slot (the
- * run's channels; 1 for a gray JPEG of an RGB run on the GPU). *why: why
- * not the batched decoder (ROUTE_CPU, ROUTE_GPU_HYBRID), a string
- * constant. */
+ * (ROUTE_GPU_BATCH: nothing done yet; with to_hybrid, where
+ * decoder_can_split, decoded by the hybrid path instead, *why
+ * SPLIT_WHY, or left to the batched decoder if that fails),
+ * else decoded by its hybrid path into d_slot (its stream
+ * synchronized), else by stb_image into h_slot. *planes: the planes it
+ * has or will have in its slot (the run's channels; 1 for a gray JPEG
+ * of an RGB run on the GPU). *why: why not the batched decoder
+ * (ROUTE_CPU, ROUTE_GPU_HYBRID), a string constant. */
 route decoder_file(decoder *d, int thread, size_t image,
-                   const uint8_t *bits, size_t len, uint8_t *h_slot,
-                   uint8_t *d_slot, int *planes, const char **why,
-                   char *err, size_t err_len);
+                   const uint8_t *bits, size_t len, int to_hybrid,
+                   uint8_t *h_slot, uint8_t *d_slot, int *planes,
+                   const char **why, char *err, size_t err_len);
 
 /* The files routed ROUTE_GPU_BATCH (with gray_files, those of one plane
  * in an RGB run), decoded together on stream with decode state `state`

@@ -215,9 +215,10 @@ static int run_passes(imgbatch *loader, const batch_options *b,
     int64_t *labels = file_labels ? (int64_t *)cm_host_alloc(
                                         all * sizeof(int64_t), "labels")
                                   : NULL;
-    /* Each file's sampled rows, the same in every pass it comes in. */
+    /* Each file's sampled rows, the same in every pass it comes in by
+     * the same route. */
     uint64_t *rows_hash = (uint64_t *)cm_host_alloc(
-        files * sizeof(uint64_t), "hashes");
+        files * CHECK_ROUTES * sizeof(uint64_t), "hashes");
     uint8_t *seen = (uint8_t *)cm_host_alloc(files, "hashes");
     memset(seen, 0, files);
     /* No warm-up when writing: the files hold the first pass, epoch 0. */

@@ -80,6 +80,9 @@ typedef enum {
     IMGBATCH_BACKEND_HYBRID
 } imgbatch_backend;
 
+/* imgbatch_options.hybrid_share: adapted as the run goes. */
+#define IMGBATCH_SHARE_AUTO (-1.0f)
+
 typedef struct {
     /* the images: a folder's image files (by name), or files, or a file
      * that lists them (one path a line, or "PATH LABEL" on every line);
@@ -138,6 +141,13 @@ typedef struct {
     int streams;               /* batches in flight on the GPU; 0: 2 */
     imgbatch_decoder decoder;
     imgbatch_backend backend;
+    /* with the hardware decoder: the share of each batch's JPEGs it
+     * takes that go to nvJPEG's hybrid path instead (Huffman decoding on
+     * the reader threads, the rest on the GPU), 0 (default: none) to 1;
+     * below 0 (IMGBATCH_SHARE_AUTO): adapted batch by batch so that both
+     * sides finish together. No effect on a GPU without the hardware
+     * decoder, where the hybrid path takes every JPEG already */
+    float hybrid_share;
     int device;                /* the CUDA device */
     int verbose;               /* say what it does, on stdout; files
                                   left out on "skipped:" lines, stderr */

@@ -9,6 +9,7 @@
 
 #include <cuda_runtime.h>
 
+#include "cpus.h"
 #include "device.h"
 #include "timing.h"
 
@@ -235,6 +236,11 @@ static imgbatch_status open_gpu(imgbatch *b)
 {
     const imgbatch_options *o = &b->o;
     int threads = o->threads ? o->threads : inputs_default_threads();
+    /* A split keeps the readers as busy as the main thread, which then
+     * needs a core of its own. */
+    if (!o->threads && o->hybrid_share != 0 && threads > 1 &&
+        threads >= cm_cpu_count())
+        threads--;
     int streams = o->streams ? o->streams : DEFAULT_STREAMS;
     size_t max_batch = b->max_batch;
     if (!(b->pool = rp_start(threads)))

@@ -100,6 +100,19 @@ imgbatch_status ib_check_options(const imgbatch_options *o, tf_spec *s)
         o->decoder == IMGBATCH_DECODER_CPU)
         return ib_fail(IMGBATCH_ERR_OPTIONS, "an nvJPEG backend does nothing "
                     "with --decoder cpu");
+    if (!(o->hybrid_share <= 1.0f) || !isfinite(o->hybrid_share))
+        return ib_fail(IMGBATCH_ERR_OPTIONS, "hybrid_share is a share from 0 "
+                    "to 1, or below 0 for an adapted one");
+    if (o->hybrid_share != 0.0f && o->decoder == IMGBATCH_DECODER_CPU)
+        return ib_fail(IMGBATCH_ERR_OPTIONS, "a hybrid share does nothing "
+                    "with --decoder cpu");
+    if (o->hybrid_share != 0.0f &&
+        (o->backend == IMGBATCH_BACKEND_GPU_HYBRID ||
+         o->backend == IMGBATCH_BACKEND_HYBRID))
+        return ib_fail(IMGBATCH_ERR_OPTIONS, "a hybrid share shares the "
+                    "hardware decoder's files: not with --nvjpeg-backend %s",
+                    o->backend == IMGBATCH_BACKEND_HYBRID ? "hybrid"
+                                                          : "gpu-hybrid");
     s->mode = crop ? TF_SHORT_CROP : resize ? TF_RESIZE : TF_SAME;
     s->out_w = crop ? o->crop_width : o->resize_width;
     s->out_h = crop ? o->crop_height : o->resize_height;

@@ -119,10 +119,17 @@ static const ib_option OPTIONS[] = {
      .help = "hardware decoder, GPU hybrid, or every JPEG on the hybrid "
      "path (auto's choice without the first)",
      .choices = "auto|hardware|gpu-hybrid|hybrid"}},
+    {.on_cli = 1, .spec = {.name = "hybrid-share", .type = CM_OPT_STRING,
+     .value = NO_TEXT, .metavar = "S",
+     .help = "with the hardware decoder: send a share S (0 to 1) of each "
+     "batch's JPEGs it takes to nvJPEG's hybrid path on the reader threads "
+     "instead, or `auto`: a share adapted batch by batch so that both "
+     "finish together (default 0: none)"}},
     {.on_cli = 1, .spec = {.name = "threads", .type = CM_OPT_INT,
      .value = INT_0, .metavar = "N",
      .help = "reader threads: read, screen and decode on the CPU (0: one "
-     "per core, at most 16)", .max = 256}},
+     "per core, at most 16; with --hybrid-share one core is left to the "
+     "main thread)", .max = 256}},
     {.on_cli = 1, .spec = {.name = "batch-size", .type = CM_OPT_SIZE,
      .value = SIZE_0, .metavar = "N",
      .help = "images per batch (0: by image size, 16 to 256)",
@@ -278,6 +285,18 @@ static imgbatch_status apply(imgbatch_options *o, const cm_opt *spec,
         }
         if (strcmp(name, "std") == 0)
             return parse_floats(name, text, (int)o->color, 1, o->std);
+        if (strcmp(name, "hybrid-share") == 0) {
+            char *end = NULL;
+            errno = 0;
+            double share = strcmp(text, "auto") == 0 ? IMGBATCH_SHARE_AUTO
+                                                     : strtod(text, &end);
+            if (strcmp(text, "auto") != 0 &&
+                (end == text || *end || errno || !(share >= 0 && share <= 1)))
+                return ib_fail(IMGBATCH_ERR_OPTIONS, "--hybrid-share: '%s' "
+                               "is not auto or a share from 0 to 1", text);
+            o->hybrid_share = (float)share;
+            return IMGBATCH_OK;
+        }
         int list = strcmp(name, "list") == 0;
         int folder = strcmp(name, "folder") == 0;
         int file = strcmp(name, "file") == 0;

@@ -346,6 +346,8 @@ const char *nj_describe(const nj_engine *e) { return e->text; }
 
 int nj_batched(const nj_engine *e) { return e->batched; }
 
+int nj_hardware(const nj_engine *e) { return e->hardware; }
+
 const char *nj_screen(nj_engine *e, int parser, const uint8_t *data,
                       size_t len)
 {

@@ -91,6 +91,9 @@ const char *nj_describe(const nj_engine *e);
 /* 0 when there is no batched decoder (--nvjpeg-backend hybrid). */
 int nj_batched(const nj_engine *e);
 
+/* 1 when the batched decoder is the GPU's hardware decoder. */
+int nj_hardware(const nj_engine *e);
+
 /* nvJPEG's own verdict on one file, on parser thread `parser` (each
  * thread its own index below n_parsers): the whole stream parsed
  * (nvjpegJpegStreamParse, which finds corruption the header alone does

@@ -33,6 +33,8 @@ const char *nj_describe(const nj_engine *e) { (void)e; return "none"; }
 
 int nj_batched(const nj_engine *e) { (void)e; return 0; }
 
+int nj_hardware(const nj_engine *e) { (void)e; return 0; }
+
 const char *nj_screen(nj_engine *e, int parser, const uint8_t *data,
                       size_t len)
 {

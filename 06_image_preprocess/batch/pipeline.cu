@@ -84,10 +84,12 @@ static void read_item(void *ctx, size_t j, int thread)
         x->how[j] = ROUTE_BAD;
     else
         x->how[j] = decoder_file(r->dec, thread, image, bits, len,
+                                 split_pick(x->split_q, j),
                                  x->h_staging + x->slot[j],
                                  x->d_arena + x->slot[j], &x->planes[j],
                                  &x->why[j], x->err[j], BATCH_ERR_LEN);
-    r->per_thread[thread].read_ms += cm_now_ms() - start;
+    x->item_ms[j] = cm_now_ms() - start;
+    r->per_thread[thread].read_ms += x->item_ms[j];
 }
 
 /* Stops the run on a file that cannot be used: nothing of ours is in
@@ -228,8 +230,10 @@ static int submit(batch_run *r, batch_buf *x)
                 r->check_out[r->check_next++] = SIZE_MAX;
             continue;
         }
-        if (picked)
+        if (picked) {
+            r->check_route[r->check_next] = (uint8_t)x->how[j];
             r->check_out[r->check_next++] = x->out_first + x->good;
+        }
         size_t pos = x->good++, w = r->src->width[image],
                h = r->src->height[image];
         x->item_of[pos] = j;
@@ -274,6 +278,31 @@ static int submit(batch_run *r, batch_buf *x)
     c->n_out += x->good;
     c->submit_ms += cm_now_ms() - start;
     return 0;
+}
+
+/* Batch x's times on each side, for the split's share (split.h):
+ * submit_ms, the main thread's time submitting it. */
+static void observe_split(batch_run *r, const batch_buf *x,
+                          double submit_ms)
+{
+    split_batch b = {0};
+    for (size_t j = 0; j < x->count; j++) {
+        if (x->how[j] == ROUTE_GPU_BATCH) {
+            b.batched++;
+            b.plain++;
+            b.plain_ms += x->item_ms[j];
+        } else if (x->how[j] == ROUTE_GPU_HYBRID &&
+                   x->why[j] == SPLIT_WHY) {
+            b.moved++;
+            b.moved_ms += x->item_ms[j];
+        } else {
+            b.other_ms += x->item_ms[j];
+        }
+    }
+    b.batched_ms = x->timed ? x->decode_host_ms : 0;
+    b.main_other_ms = submit_ms > b.batched_ms ? submit_ms - b.batched_ms
+                                               : 0;
+    split_observe(&r->split, &b);
 }
 
 /* Waits for batch x, and has the readers check what came back (they run
@@ -326,6 +355,7 @@ static void read_batch(batch_run *r, batch_buf *x, size_t k)
                    ? r->n_images - x->first
                    : r->max_batch;
     x->lane = (int)(k % (size_t)r->streams);
+    x->split_q = r->split_on ? split_q(&r->split) : 0;
     size_t at = 0, slot = 0;
     for (size_t j = 0; j < x->count; j++) {
         size_t position = x->first + j;
@@ -403,8 +433,11 @@ int pipeline_next(batch_run *r, batch_buf **out)
         wait_check(r, y);
         read_batch(r, y, k + PIPELINE_LOOKAHEAD);
     }
+    start = cm_now_ms();
     if (submit(r, x) != 0)
         return -1;
+    if (r->split_on)
+        observe_split(r, x, cm_now_ms() - start);
     r->next_batch = k + 1;
     r->handed = x;
     *out = x;

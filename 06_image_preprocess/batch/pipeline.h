@@ -28,6 +28,7 @@
 #include "imgbatch.h"
 #include "lib_support.h"
 #include "reader_pool.h"
+#include "split.h"
 #include "transform.h"
 
 #ifdef __cplusplus
@@ -104,6 +105,7 @@ typedef struct batch_run {
     size_t *check_pos;           /* pick -> its pass position */
     size_t *check_out;           /* pick -> the tensor index it got,
                                     SIZE_MAX: skipped in the pass */
+    uint8_t *check_route;        /* pick -> the route that decoded it */
     size_t check_next;           /* the next pick submit comes to */
     uint8_t *h_samples;          /* each pick's sampled rows, pinned */
     thread_counts *per_thread;
@@ -116,6 +118,10 @@ typedef struct batch_run {
     size_t tensor_bytes, arena_bytes, bits_bytes;
     size_t our_device_bytes;     /* every buffer of ours on the GPU */
     int batch_failures;          /* batches nvJPEG failed (lines said) */
+    /* the split of each batch's JPEGs between nvJPEG's batched decoder
+     * and its hybrid path (split.h); split_on 0: none */
+    int split_on;
+    split_ctl split;
     size_t nvjpeg_device_bytes;  /* GPU memory nvJPEG took when opened */
     /* one batch's lists for nvjpegDecodeBatched (max_batch each) */
     const uint8_t **list_bits;
@@ -145,6 +151,8 @@ struct batch_buf {
     size_t *offset;            /* each file's place in h_bits */
     size_t *slot;              /* each file's place in the arena */
     route *how;                /* by item: where it was decoded */
+    double *item_ms;           /* by item: the reader's time on it */
+    unsigned split_q;          /* the split's share for it (split_q) */
     int *planes;               /* by item: its planes in the arena */
     const char **why;          /* why not by the batched decoder */
     char (*err)[BATCH_ERR_LEN];

@@ -148,6 +148,30 @@ static void say_memory(const batch_run *r, int whole, int asked,
         }                                                                 \
     } while (0)
 
+/* The split of each batch's JPEGs (split.h), where the decoder can: said
+ * if verbose, also when it cannot. */
+static void start_split(batch_run *r)
+{
+    double share = r->o->hybrid_share;
+    r->split_on = share != 0 && decoder_can_split(r->dec);
+    split_init(&r->split, share, r->threads);
+    if (!r->o->verbose || share == 0)
+        return;
+    if (!r->split_on)
+        printf("split: --hybrid-share does nothing here: no hardware JPEG "
+               "decoder with nvJPEG's hybrid path beside it\n");
+    else if (share < 0)
+        printf("split: each batch's JPEGs shared between the hardware "
+               "decoder and nvJPEG's hybrid path on the %d reader threads, "
+               "%.0f%% to the second at first, then what makes both finish "
+               "together (from each side's time a file)\n", r->threads,
+               100 * SPLIT_FIRST_SHARE);
+    else
+        printf("split: %.0f%% of each batch's JPEGs that the hardware "
+               "decoder takes go to nvJPEG's hybrid path on the %d reader "
+               "threads\n", 100 * share, r->threads);
+}
+
 int pipeline_start(batch_run *r, int *cuda, char *why, size_t why_len)
 {
     const tf_spec *s = r->spec;
@@ -244,6 +268,7 @@ int pipeline_start(batch_run *r, int *cuda, char *why, size_t why_len)
         START_ALLOC(x->offset, size_t *, m * sizeof(size_t), "offsets");
         START_ALLOC(x->slot, size_t *, m * sizeof(size_t), "slots");
         START_ALLOC(x->how, route *, m * sizeof(route), "routes");
+        START_ALLOC(x->item_ms, double *, m * sizeof(double), "times");
         START_ALLOC(x->planes, int *, m * sizeof(int), "planes");
         START_ALLOC(x->why, const char **, m * sizeof(char *), "routes");
         START_ALLOC(x->err, char (*)[BATCH_ERR_LEN], m * BATCH_ERR_LEN,
@@ -256,6 +281,7 @@ int pipeline_start(batch_run *r, int *cuda, char *why, size_t why_len)
     for (; r->lanes_made < r->streams; r->lanes_made++)
         START_CUDA(cudaStreamCreateWithFlags(&r->lanes[r->lanes_made],
                                              cudaStreamNonBlocking));
+    start_split(r);
     if (r->o->verbose) {
         say_memory(r, whole, r->o->keep_whole, free_bytes, reserve);
         printf("pipeline: %d batch buffers in turn on %d CUDA streams, "
@@ -288,6 +314,7 @@ int pipeline_check_start(batch_run *r, size_t bound, int *cuda, char *why,
                 "the check's picks");
     START_ALLOC(r->check_out, size_t *, most * sizeof(size_t),
                 "the check's picks");
+    START_ALLOC(r->check_route, uint8_t *, most, "the check's picks");
     START_CUDA(ib_cuda_malloc_host((void **)&r->h_samples, rows));
     r->check_bound = bound;
     r->check_most = most;
@@ -383,6 +410,7 @@ int pipeline_stop(batch_run *r)
         free(x->offset);
         free(x->slot);
         free(x->how);
+        free(x->item_ms);
         free(x->planes);
         free(x->why);
         free(x->err);
@@ -408,7 +436,9 @@ int pipeline_stop(batch_run *r)
     free(r->per_thread);
     free(r->check_pos);
     free(r->check_out);
+    free(r->check_route);
     r->check_pos = r->check_out = NULL;
+    r->check_route = NULL;
     r->check = 0;
     r->n_checked = 0;
     r->bufs = NULL;

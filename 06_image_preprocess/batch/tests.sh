@@ -31,8 +31,9 @@
 #   tests.sh bare BIN ARGS...
 #       --bare-decode ARGS prints PASS; without a JPEG engine with
 #       --nvjpeg-backend gpu-hybrid, the batched decoder that GPU has
-#   tests.sh repeatable BIN DIR OUT
-#       two runs of the GPU decoder on DIR write identical .npy files
+#   tests.sh repeatable BIN DIR OUT [ARGS...]
+#       two runs of the GPU decoder on DIR (with ARGS) write identical
+#       .npy files
 #   tests.sh npy BIN OUT DESCR SHAPE ARGS...
 #       a run with --out-npy OUT prints PASS; OUT's header names DESCR
 #       ('<f2') and SHAPE ("(40, 3, 48, 64)"), and its size is the header
@@ -222,7 +223,7 @@ unpicked)
     trap 'rm -f "$out"' EXIT
     IMGBATCH_TEST_GARBLE=$n "$bin" "$@" >"$out" 2>&1
     rc=$?
-    [ $rc -eq 77 ] && exit 77
+    [ $rc -eq 77 ] && { cat "$out"; exit 77; }
     [ $rc -eq 0 ] && grep -q '^PASS' "$out" && grep -q "^$line " "$out" ||
         fail "IMGBATCH_TEST_GARBLE=$n, not picked: expected PASS and \
 '$line', got exit $rc" "$out"
@@ -303,9 +304,11 @@ bare)
     ;;
 repeatable)
     dir=$1 out=$2
+    shift 2
     rm -f "$out".1.npy "$out".2.npy
     for k in 1 2; do
-        passes "$out.log" "$bin" --decoder gpu "$dir" --out-npy "$out.$k.npy"
+        passes "$out.log" "$bin" --decoder gpu "$@" "$dir" \
+            --out-npy "$out.$k.npy"
     done
     cmp "$out.1.npy" "$out.2.npy" || fail "two GPU decodes of $dir differ"
     echo "two runs, identical tensors: $(wc -c <"$out.1.npy") bytes"

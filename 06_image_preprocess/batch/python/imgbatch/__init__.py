@@ -298,7 +298,9 @@ class Loader:
     orientation); antialias (default False: the plain bilinear resize,
     faster; True: exactly Pillow's Image.resize(BILINEAR), torchvision's
     Resize default, antialias=True); skip_bad; max_pixels; batch_size;
-    threads; streams; decoder; nvjpeg_backend; keep_on_gpu; device. A
+    threads; streams; decoder; nvjpeg_backend; hybrid_share (a share of
+    the hardware decoder's JPEGs sent to nvJPEG's hybrid path on the
+    reader threads, 0 to 1, or "auto"; default 0); keep_on_gpu; device. A
     data set: class_folders (the folder holds a folder per class, as
     torchvision's ImageFolder: each batch's .labels, the loader's
     .classes), shuffle with seed (each pass a new order), rank with
@@ -322,7 +324,8 @@ class Loader:
                  mean=None, std=None, flip=None, exif=None,
                  antialias=False, skip_bad=False,
                  max_pixels=None, decoder=None, nvjpeg_backend=None,
-                 threads=None, streams=None, keep_on_gpu=False, device=0,
+                 hybrid_share=None, threads=None, streams=None,
+                 keep_on_gpu=False, device=0,
                  class_folders=False, shuffle=False, seed=None, rank=None,
                  world_size=None, drop_last=False, read_on=None,
                  library=None):
@@ -349,6 +352,7 @@ class Loader:
                 ("std", std, _text), ("max-pixels", max_pixels, _text),
                 ("decoder", decoder, _text),
                 ("nvjpeg-backend", nvjpeg_backend, _text),
+                ("hybrid-share", hybrid_share, _text),
                 ("threads", threads, _text),
                 ("batch-size", batch_size, _text),
                 ("streams", streams, _text), ("device", device, _text),
