@@ -140,8 +140,10 @@ done
 # gray files) with a file of garbage scan data and one cut in half
 # (batch/tests.sh corpora makes them), resized, in gray and in RGB, in
 # batches of 6 over several streams, the bad files skipped; then the GPU
-# decode as on a GPU without a JPEG engine, and with one image the check
-# finds decoded apart (its test hook, IMGBATCH_TEST_GARBLE) and skips.
+# decode as on a GPU without a JPEG engine, with one image the check
+# finds decoded apart (its test hook, IMGBATCH_TEST_GARBLE) and skips,
+# and with the engines' files shared with the hybrid path
+# (--hybrid-share auto).
 case " $chapters " in *" 06_image_preprocess "*)
     tool=build/bin/imgbatch
     jpegs=$out/jpegs-memcheck
@@ -171,8 +173,11 @@ case " $chapters " in *" 06_image_preprocess "*)
         wild_bad --decoder gpu --color rgb &
     IMGBATCH_TEST_GARBLE=4 imgbatch_memcheck gpu-rgb-decoded-apart \
         wild_small --decoder gpu --color rgb &
+    imgbatch_memcheck gpu-rgb-split wild_bad --decoder gpu --color rgb \
+        --hybrid-share auto &
     wait
-    for name in $runs gpu-rgb-no-engine gpu-rgb-decoded-apart; do
+    for name in $runs gpu-rgb-no-engine gpu-rgb-decoded-apart \
+        gpu-rgb-split; do
         note "$(cat "$out/logs/summary-imgbatch-$name.txt")"
     done
     rm -rf "$jpegs";;

@@ -26,7 +26,10 @@
 #     list size of 32, 64, 128 and 256 (bench_torchvision.py, 7 passes
 #     each), nvJPEG's bare batched decode where the case has one
 #     (--bare-decode); imgbatch through the backends a GPU without the
-#     hardware decoder would take (forced). Where a case has a bare
+#     hardware decoder would take (forced); four cases again with
+#     --hybrid-share auto (the engines' files shared with the hybrid path
+#     on the reader threads: the `_split` rows), beside the bare decode
+#     where there is one, without torchvision. Where a case has a bare
 #     decode, imgbatch and the bare decode take turns, --rounds R times
 #     (default 3): the host work inside nvjpegDecodeBatched, which sets
 #     both rates, drifts by 10-20% over a minute on one machine, so two
@@ -164,8 +167,9 @@ EOF
 }
 
 # 3. The cases: name, corpus, transform (the same options for both), a
-# bare decode ("bare"; "-": no torchvision either), the DataLoader
-# ("dl").
+# bare decode ("bare"; "bare-": without torchvision; "-": neither), the
+# DataLoader ("dl"), options of imgbatch's own (the split).
+split="--hybrid-share auto"
 rgb="--color rgb --dtype float16 --mean 0.485,0.456,0.406 \
 --std 0.229,0.224,0.225"
 cases="same|same||bare
@@ -176,7 +180,11 @@ wild_224_rgb_f16|wild|--resize 224x224 $rgb|
 wild_crop_rgb_f16|wild|--resize-short 256 --crop 224x224 $rgb||dl
 wild_100k_crop_rgb_f16|wild_100k|--resize-short 256 --crop 224x224 $rgb||dl
 wild_224_gpu_hybrid|wild|--resize 224x224 --nvjpeg-backend gpu-hybrid|-
-wild_224_hybrid|wild|--resize 224x224 --nvjpeg-backend hybrid|-"
+wild_224_hybrid|wild|--resize 224x224 --nvjpeg-backend hybrid|-
+same_split|same||bare-||$split
+wild_224_split|wild|--resize 224x224|bare-||$split
+wild420_224_split|wild420|--resize 224x224|bare-||$split
+wild_crop_rgb_f16_split|wild|--resize-short 256 --crop 224x224 $rgb|-||$split"
 results=$out/results.txt
 : >"$results"
 # rate LOG PATTERN: "median min max" from imgbatch's line PATTERN.
@@ -197,7 +205,7 @@ combine() {
              mid = n % 2 ? m[(n + 1) / 2] : (m[n / 2] + m[n / 2 + 1]) / 2
              print mid, lo, hi }'
 }
-echo "$cases" | while IFS='|' read -r name corpus transform bare dl; do
+echo "$cases" | while IFS='|' read -r name corpus transform bare dl own; do
     if [ "$corpus" = wild_100k ]; then
         [ "$big" -eq 0 ] && continue
         links "$out/wild_100k" "$big" || { echo "bench.sh: cannot make" \
@@ -205,7 +213,7 @@ echo "$cases" | while IFS='|' read -r name corpus transform bare dl; do
             continue; }
     fi
     turns=1
-    [ "$bare" = bare ] && turns=$rounds
+    case $bare in bare*) turns=$rounds ;; esac
     runs=$out/logs/rounds-$name
     : >"$runs.imgbatch"
     : >"$runs.bare"
@@ -214,7 +222,7 @@ echo "$cases" | while IFS='|' read -r name corpus transform bare dl; do
     while [ $r -le $turns ]; do
         log=$out/logs/imgbatch-$name-$r.log
         "$bin" "$out/$corpus" --keep-on-gpu --flip --repeat 7 $transform \
-            >"$log" 2>&1
+            $own >"$log" 2>&1
         rc=$?
         if [ $rc -eq 77 ]; then
             tail -n 1 "$log"
@@ -227,7 +235,7 @@ echo "$cases" | while IFS='|' read -r name corpus transform bare dl; do
         set -- $(rate "$log" "throughput:")
         echo "$@" >>"$runs.imgbatch"
         own=${1:-}
-        if [ "$bare" = bare ]; then
+        if [ "$bare" = bare ] || [ "$bare" = bare- ]; then
             blog=$out/logs/bare-$name-$r.log
             "$bin" "$out/$corpus" --bare-decode --repeat 7 $transform \
                 >"$blog" 2>&1
@@ -250,7 +258,7 @@ echo "$cases" | while IFS='|' read -r name corpus transform bare dl; do
     line="$line ${1:--} ${2:--} ${3:--}"
     set -- $(combine <"$runs.ratio")
     ratio=${1:--}
-    if [ "$bare" != - ]; then
+    if [ "$bare" = bare ] || [ -z "$bare" ]; then
         tlog=$out/logs/torchvision-$name.log
         "$python" "$here/bench_torchvision.py" "$out/$corpus" $transform \
             --label "$name" >"$tlog" 2>&1
