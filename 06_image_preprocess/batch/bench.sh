@@ -168,7 +168,7 @@ EOF
 
 # 3. The cases: name, corpus, transform (the same options for both), a
 # bare decode ("bare"; "bare-": without torchvision; "-": neither), the
-# DataLoader ("dl"), options of imgbatch's own (the split).
+# DataLoader ("dl"), options for imgbatch alone (the split).
 split="--hybrid-share auto"
 rgb="--color rgb --dtype float16 --mean 0.485,0.456,0.406 \
 --std 0.229,0.224,0.225"
@@ -205,7 +205,7 @@ combine() {
              mid = n % 2 ? m[(n + 1) / 2] : (m[n / 2] + m[n / 2 + 1]) / 2
              print mid, lo, hi }'
 }
-echo "$cases" | while IFS='|' read -r name corpus transform bare dl own; do
+echo "$cases" | while IFS='|' read -r name corpus transform bare dl alone; do
     if [ "$corpus" = wild_100k ]; then
         [ "$big" -eq 0 ] && continue
         links "$out/wild_100k" "$big" || { echo "bench.sh: cannot make" \
@@ -222,7 +222,7 @@ echo "$cases" | while IFS='|' read -r name corpus transform bare dl own; do
     while [ $r -le $turns ]; do
         log=$out/logs/imgbatch-$name-$r.log
         "$bin" "$out/$corpus" --keep-on-gpu --flip --repeat 7 $transform \
-            $own >"$log" 2>&1
+            $alone >"$log" 2>&1
         rc=$?
         if [ $rc -eq 77 ]; then
             tail -n 1 "$log"
