@@ -377,6 +377,14 @@ add_test(imgbatch.gpu_vs_cpu_crop ${tool_sh} gpu-vs-cpu "${tool}"
          "${wild}")
 add_test(imgbatch.gpu_vs_cpu_rgb ${tool_sh} gpu-vs-cpu "${tool}"
          "${jpegs}/versus_rgb" rgb --color rgb --resize 64x48 "${wild}")
+# The JPEG engines' tensor against the hybrid path's (--hybrid-share 0
+# and 1): the same rules, whichever way the split sends a file; at each
+# file's own size, so the decodes themselves meet.
+add_test(imgbatch.gpu_engines_vs_hybrid_gray ${tool_sh} engines-vs-hybrid
+         "${tool}" "${jpegs}/versus_split_gray" gray "${jpegs}/odd")
+add_test(imgbatch.gpu_engines_vs_hybrid_rgb ${tool_sh} engines-vs-hybrid
+         "${tool}" "${jpegs}/versus_split_rgb" rgb --color rgb
+         --resize 64x48 "${wild}")
 # Bad files in the middle of GPU batches: scan data of garbage (the
 # structure whole, so only a decoder finds it) and a file cut in half,
 # among restart markers, Exif, gray, 4:2:2 and 4:4:4 files: named and
@@ -419,6 +427,8 @@ set_tests_properties(imgbatch.gpu_decode_bare imgbatch.gpu_decode_bare_wild
                      imgbatch.gpu_npy_rgb_f16 imgbatch.gpu_npy_u8_crop
                      imgbatch.gpu_vs_cpu_gray imgbatch.gpu_vs_cpu_gray_same
                      imgbatch.gpu_vs_cpu_crop imgbatch.gpu_vs_cpu_rgb
+                     imgbatch.gpu_engines_vs_hybrid_gray
+                     imgbatch.gpu_engines_vs_hybrid_rgb
                      imgbatch.gpu_bad_files imgbatch.gpu_bad_garbage
                      imgbatch.gpu_bad_garbage_one_thread
                      imgbatch.gpu_bad_decoded_apart

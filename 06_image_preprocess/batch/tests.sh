@@ -47,6 +47,10 @@
 #       files: the same header; gray: no level more than 1 apart, at most
 #       5% 1 apart, the mean difference within 0.1; rgb: the mean
 #       |difference| at most 2 levels, the mean difference within 0.5
+#   tests.sh engines-vs-hybrid BIN OUT gray|rgb ARGS...
+#       the same rules between --hybrid-share 0 (the JPEG engines) and
+#       --hybrid-share 1 (every file they take on nvJPEG's hybrid path):
+#       two correct decoders, whichever way the split sends a file
 #   tests.sh garbled BIN NAME N ARGS...
 #       ARGS print PASS; with IMGBATCH_TEST_GARBLE=N (the check's test
 #       hook: tensor image N, file NAME, spoiled in a 16 x 16 block by 50
@@ -100,6 +104,43 @@ passes() {
     [ $rc -eq 77 ] && { cat "$log"; exit 77; }
     [ $rc -eq 0 ] && grep -q '^PASS' "$log" ||
         fail "expected PASS from: $*, got exit $rc" "$log"
+}
+# versus OUT gray|rgb WHAT A B ARGS...: ARGS run with options A and with
+# options B (each a word list) into uint8 .npy files, compared by the
+# rules of gpu-vs-cpu (WHAT names the pair in the failure).
+versus() {
+    out=$1 color=$2 what=$3 a=$4 b=$5
+    shift 5
+    for side in a b; do
+        eval "opts=\$$side"
+        rm -f "$out.$side.npy"
+        passes "$out.log" "$bin" $opts --dtype uint8 \
+            --out-npy "$out.$side.npy" "$@"
+    done
+    g=$out.a.npy c=$out.b.npy
+    [ "$(wc -c <"$g")" -eq "$(wc -c <"$c")" ] && cmp -s -n 128 "$g" "$c" ||
+        fail "$g and $c differ in size or header"
+    values=$(($(wc -c <"$g") - 128))
+    # cmp -l: each byte that differs, its offset and both bytes in octal.
+    cmp -l "$g" "$c" | awk -v values=$values -v color=$color '
+        function oct(s,   v, i) {
+            v = 0
+            for (i = 1; i <= length(s); i++) v = v * 8 + substr(s, i, 1)
+            return v }
+        { d = oct($2) - oct($3); n++; sum += d; abs += d < 0 ? -d : d
+          if (d > 1 || d < -1) far++ }
+        END {
+            printf "%d of %d values differ (%.3f%%), %d by more than one " \
+                "level, mean difference %+.4f, mean |difference| %.4f\n",
+                n, values, 100 * n / values, far, sum / values, abs / values
+            if (color == "gray")
+                bad = far > 0 || n > 0.05 * values ||
+                      sum > 0.1 * values || -sum > 0.1 * values
+            else
+                bad = abs > 2 * values || sum > 0.5 * values ||
+                      -sum > 0.5 * values
+            exit bad }' || fail "$what differ too much"
+    rm -f "$g" "$c" "$out.log"
 }
 # has_engine: true if the GPU has a hardware JPEG decoder, as imgbatch
 # --print-engine says (77, no GPU, passed on).
@@ -335,35 +376,15 @@ False, 'shape': $shape, }" || fail "$out: not '$descr' of shape $shape" \
 gpu-vs-cpu)
     out=$1 color=$2
     shift 2
-    for decoder in gpu cpu; do
-        rm -f "$out.$decoder.npy"
-        passes "$out.log" "$bin" --decoder $decoder --dtype uint8 \
-            --out-npy "$out.$decoder.npy" "$@"
-    done
-    g=$out.gpu.npy c=$out.cpu.npy
-    [ "$(wc -c <"$g")" -eq "$(wc -c <"$c")" ] && cmp -s -n 128 "$g" "$c" ||
-        fail "$g and $c differ in size or header"
-    values=$(($(wc -c <"$g") - 128))
-    # cmp -l: each byte that differs, its offset and both bytes in octal.
-    cmp -l "$g" "$c" | awk -v values=$values -v color=$color '
-        function oct(s,   v, i) {
-            v = 0
-            for (i = 1; i <= length(s); i++) v = v * 8 + substr(s, i, 1)
-            return v }
-        { d = oct($2) - oct($3); n++; sum += d; abs += d < 0 ? -d : d
-          if (d > 1 || d < -1) far++ }
-        END {
-            printf "%d of %d values differ (%.3f%%), %d by more than one " \
-                "level, mean difference %+.4f, mean |difference| %.4f\n",
-                n, values, 100 * n / values, far, sum / values, abs / values
-            if (color == "gray")
-                bad = far > 0 || n > 0.05 * values ||
-                      sum > 0.1 * values || -sum > 0.1 * values
-            else
-                bad = abs > 2 * values || sum > 0.5 * values ||
-                      -sum > 0.5 * values
-            exit bad }' || fail "the GPU and CPU tensors differ too much"
-    rm -f "$g" "$c" "$out.log"
+    versus "$out" "$color" "the GPU and CPU tensors" "--decoder gpu" \
+        "--decoder cpu" "$@"
+    ;;
+engines-vs-hybrid)
+    out=$1 color=$2
+    shift 2
+    versus "$out" "$color" "the engines' and the hybrid path's tensors" \
+        "--decoder gpu --hybrid-share 0" "--decoder gpu --hybrid-share 1" \
+        "$@"
     ;;
 exif)
     # exif DIR ARGS...: DIR's JPEGs with EXIF orientations; a run that
