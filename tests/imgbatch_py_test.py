@@ -89,7 +89,7 @@ def cpu(imgbatch, fixtures):
             (dict(decoder="cpu", nvjpeg_backend="hybrid"),
              ["an nvJPEG backend does nothing with --decoder cpu"]),
             (dict(decoder="cpu", hybrid_share="auto"),
-             ["a hybrid share does nothing with --decoder cpu"])]:
+             ["--hybrid-share does nothing with --decoder cpu"])]:
         e = raises(imgbatch.OptionsError, lambda: Loader(folder, **kwargs),
                    *words)
         check(e is None or (e.status == imgbatch.ERR_OPTIONS and

@@ -163,16 +163,6 @@ void batch_cli_parse(int argc, char **argv, batch_options *b)
         o->decoder == IMGBATCH_DECODER_CPU)
         cm_refuse_given(&cli, &b->opt, "nvjpeg-backend",
                         "with --decoder cpu");
-    if (cm_given(&cli, &b->opt, "hybrid-share") &&
-        o->decoder == IMGBATCH_DECODER_CPU)
-        cm_refuse_given(&cli, &b->opt, "hybrid-share", "with --decoder cpu");
-    if (cm_given(&cli, &b->opt, "hybrid-share") &&
-        (o->backend == IMGBATCH_BACKEND_HYBRID ||
-         o->backend == IMGBATCH_BACKEND_GPU_HYBRID))
-        cm_usage_error("--hybrid-share shares the hardware decoder's files: "
-                       "not with --nvjpeg-backend %s",
-                       o->backend == IMGBATCH_BACKEND_HYBRID ? "hybrid"
-                                                             : "gpu-hybrid");
     if (b->bare_decode)
         cm_refuse_given(&cli, &b->opt, "keep-on-gpu|out-labels|shuffle|"
                         "seed|rank|world-size|drop-last|check-images|"

@@ -104,12 +104,12 @@ imgbatch_status ib_check_options(const imgbatch_options *o, tf_spec *s)
         return ib_fail(IMGBATCH_ERR_OPTIONS, "hybrid_share is a share from 0 "
                     "to 1, or below 0 for an adapted one");
     if (o->hybrid_share != 0.0f && o->decoder == IMGBATCH_DECODER_CPU)
-        return ib_fail(IMGBATCH_ERR_OPTIONS, "a hybrid share does nothing "
+        return ib_fail(IMGBATCH_ERR_OPTIONS, "--hybrid-share does nothing "
                     "with --decoder cpu");
     if (o->hybrid_share != 0.0f &&
         (o->backend == IMGBATCH_BACKEND_GPU_HYBRID ||
          o->backend == IMGBATCH_BACKEND_HYBRID))
-        return ib_fail(IMGBATCH_ERR_OPTIONS, "a hybrid share shares the "
+        return ib_fail(IMGBATCH_ERR_OPTIONS, "--hybrid-share shares the "
                     "hardware decoder's files: not with --nvjpeg-backend %s",
                     o->backend == IMGBATCH_BACKEND_HYBRID ? "hybrid"
                                                           : "gpu-hybrid");
