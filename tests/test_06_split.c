@@ -38,6 +38,16 @@ static split_batch batch_of(const costs *c, size_t m)
     return b;
 }
 
+/* An adapted split after one batch of costs c, `moved` files moved. */
+static split_ctl adapted_after(const costs *c, size_t moved)
+{
+    split_ctl s;
+    split_init(&s, -1, c->T);
+    split_batch b = batch_of(c, moved);
+    split_observe(&s, &b);
+    return s;
+}
+
 static void picks_exact(void)
 {
     int bad_first = 0, bad_window = 0;
@@ -125,10 +135,7 @@ static void balance(void)
     };
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
         const costs *c = &cases[k];
-        split_ctl s;
-        split_init(&s, -1, c->T);
-        split_batch b = batch_of(c, 50);
-        split_observe(&s, &b);
+        split_ctl s = adapted_after(c, 50);
         double share = split_q(&s) / (double)SPLIT_ONE;
         double m = s.share * c->E;
         EXPECT(s.share > 0 && s.share < 1);
@@ -140,25 +147,18 @@ static void balance(void)
     /* the readers the slower already: nothing moves */
     costs slow = {.e = 0.01, .r = 0.5, .h = 1.0, .F = 0.1, .W = 0, .E = 100,
                   .T = 2};
-    split_ctl s;
-    split_init(&s, -1, slow.T);
-    split_batch b = batch_of(&slow, 10);
-    split_observe(&s, &b);
+    split_ctl s = adapted_after(&slow, 10);
     EXPECT(s.share == 0 && split_q(&s) == 0);
     /* a moved file cheaper for the pair than a kept one (its reader
      * time below a plain one's by more than e T): every file moves */
     costs free_move = {.e = 0.001, .r = 0.2, .h = 0.1, .F = 2, .W = 0,
                        .E = 100, .T = 16};
-    split_init(&s, -1, free_move.T);
-    b = batch_of(&free_move, 10);
-    split_observe(&s, &b);
+    s = adapted_after(&free_move, 10);
     EXPECT(s.share == 1 && split_q(&s) == SPLIT_ONE);
     /* engines so slow that the balance is past every file: all of them */
     costs past = {.e = 5, .r = 0.01, .h = 0.2, .F = 10, .W = 0, .E = 10,
                   .T = 16};
-    split_init(&s, -1, past.T);
-    b = batch_of(&past, 2);
-    split_observe(&s, &b);
+    s = adapted_after(&past, 2);
     EXPECT(s.share == 1);
 }
 
@@ -167,10 +167,7 @@ static void adapts(void)
     /* Not adapted before a moved file is timed ... */
     costs c = {.e = 0.03, .r = 0.05, .h = 0.9, .F = 1, .W = 2, .E = 256,
                .T = 12};
-    split_ctl s;
-    split_init(&s, -1, c.T);
-    split_batch none = batch_of(&c, 0);
-    split_observe(&s, &none);
+    split_ctl s = adapted_after(&c, 0);
     EXPECT(fabs(s.share - SPLIT_FIRST_SHARE) < 1e-12);
     /* ... then a pipeline of these costs, each batch moving the files
      * its share picks: at the balance from the first timed batch on, its
