@@ -8,7 +8,7 @@
  * as pixel by pixel; and the plain bilinear resize, which is not it.
  */
 #include "test.h"
-#include "../06_image_preprocess/batch/transform_ref.h"
+#include "tf_spec.h"
 
 #include <stdint.h>
 #include <stdlib.h>
@@ -41,21 +41,6 @@ static uint8_t *make_planes(size_t w, size_t h, int channels)
     return p;
 }
 
-static tf_spec spec(tf_mode mode, size_t w, size_t h, int channels,
-                    tf_dtype dtype, int antialias)
-{
-    tf_spec s;
-    memset(&s, 0, sizeof s);
-    s.mode = mode;
-    s.out_w = w;
-    s.out_h = h;
-    s.channels = channels;
-    s.dtype = dtype;
-    s.antialias = antialias;
-    for (int c = 0; c < 3; c++)
-        s.std[c] = 1.0f;
-    return s;
-}
 
 /* Pillow's bytes, whole (tf_image_ref, pass by pass) and pixel by pixel
  * (tf_level_at, as the checks sample); the plain bilinear resize of the
@@ -67,8 +52,8 @@ static void test_pillow(void)
         uint8_t *in = make_planes(a->w, a->h, a->channels);
         size_t n = a->out_w * a->out_h * (size_t)a->channels;
         uint8_t *out = (uint8_t *)malloc(n);
-        tf_spec s = spec(TF_RESIZE, a->out_w, a->out_h, a->channels,
-                         TF_UINT8, 1);
+        tf_spec s = tf_test_spec(TF_RESIZE, a->out_w, a->out_h,
+                                 a->channels, TF_UINT8, 1);
         tf_place p;
         EXPECT(tf_place_image(&s, a->w, a->h, &p) == 0 && p.antialias);
         tf_image_ref(&s, &p, in, a->channels, a->w, a->h, out);
@@ -112,7 +97,7 @@ static void test_crop(void)
     EXPECT(a != NULL);
     if (!a)
         return;
-    tf_spec s = spec(TF_SHORT_CROP, 16, 12, 3, TF_UINT8, 1);
+    tf_spec s = tf_test_spec(TF_SHORT_CROP, 16, 12, 3, TF_UINT8, 1);
     s.short_side = 20;
     tf_place p;
     EXPECT(tf_place_image(&s, 61, 45, &p) == 0 && p.scaled_w == 27 &&
@@ -141,11 +126,11 @@ static void test_every_way(void)
     uint8_t up[3 * W * H];
     const tf_dtype types[3] = {TF_UINT8, TF_FLOAT32, TF_FLOAT16};
     tf_spec cases[] = {
-        spec(TF_RESIZE, 9, 5, 1, TF_UINT8, 1),
-        spec(TF_RESIZE, 50, 37, 3, TF_UINT8, 1),
-        spec(TF_SHORT_CROP, 12, 10, 3, TF_UINT8, 1),
-        spec(TF_SHORT_CROP, 7, 7, 1, TF_UINT8, 1),
-        spec(TF_SAME, W, H, 3, TF_UINT8, 1),
+        tf_test_spec(TF_RESIZE, 9, 5, 1, TF_UINT8, 1),
+        tf_test_spec(TF_RESIZE, 50, 37, 3, TF_UINT8, 1),
+        tf_test_spec(TF_SHORT_CROP, 12, 10, 3, TF_UINT8, 1),
+        tf_test_spec(TF_SHORT_CROP, 7, 7, 1, TF_UINT8, 1),
+        tf_test_spec(TF_SAME, W, H, 3, TF_UINT8, 1),
     };
     cases[2].short_side = 13;
     cases[3].short_side = 8;
@@ -239,13 +224,13 @@ static void test_weights(void)
     /* A flat image stays flat, through both paths, 32767 to 1 included. */
     uint8_t *flat = malloc(32767);
     memset(flat, 200, 32767);
-    tf_spec s = spec(TF_RESIZE, 1, 1, 1, TF_UINT8, 1);
+    tf_spec s = tf_test_spec(TF_RESIZE, 1, 1, 1, TF_UINT8, 1);
     tf_place p;
     uint8_t out[64];
     EXPECT(tf_place_image(&s, 32767, 1, &p) == 0);
     tf_image_ref(&s, &p, flat, 1, 32767, 1, out);
     EXPECT(out[0] == 200 && tf_level_at(flat, 32767, 1, &p, 0, 0) == 200);
-    s = spec(TF_RESIZE, 8, 8, 1, TF_UINT8, 1);
+    s = tf_test_spec(TF_RESIZE, 8, 8, 1, TF_UINT8, 1);
     EXPECT(tf_place_image(&s, 3, 2, &p) == 0);
     tf_image_ref(&s, &p, flat, 1, 3, 2, out);
     int flat_up = 1;

@@ -7,26 +7,18 @@
  * sampled rows, one in every 8; reading an output back as its level.
  */
 #include "test.h"
-#include "../06_image_preprocess/batch/transform_ref.h"
+#include "tf_spec.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <stdint.h>
 #include <string.h>
 
+/* The plain bilinear resize's spec (no antialias). */
 static tf_spec spec(tf_mode mode, size_t w, size_t h, int channels,
                     tf_dtype dtype)
 {
-    tf_spec s;
-    memset(&s, 0, sizeof s);
-    s.mode = mode;
-    s.out_w = w;
-    s.out_h = h;
-    s.channels = channels;
-    s.dtype = dtype;
-    for (int c = 0; c < 3; c++)
-        s.std[c] = 1.0f;
-    return s;
+    return tf_test_spec(mode, w, h, channels, dtype, 0);
 }
 
 /* Bilinear resize of a one-row or one-plane image, as levels. */
