@@ -98,8 +98,8 @@ int main(int argc, char **argv)
 
     /* Errors show up in two places. A bad launch configuration (2048
        threads per block; the limit is 1024) never starts: <<<>>> returns
-       nothing; cudaGetLastError() just after it returns the error (CUDA
-       12: cudaErrorInvalidConfiguration, 13: cudaErrorInvalidValue) and
+       nothing; cudaGetLastError() just after it returns the error (not
+       named the same on every CUDA setup: see the README) and
        clears it; the GPU stays usable. So we check after every launch.
        (compute-sanitizer reports even a caught error: hence the flag.) */
     CUDA_CHECK(cudaMalloc(&d_r, sizeof h_r));
