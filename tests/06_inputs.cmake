@@ -106,6 +106,16 @@ foreach(case ${hostile})
   string(REPLACE "." "_" suffix "${file}")
   bad_batch(${suffix} "${file}: ${regex}" --decoder cpu "${fx}/${file}")
 endforeach()
+# A side over the kernel's 32767 (the README's limits): refused like a bad
+# file, and with --skip-bad named, left out, the run going on.
+bad_batch(side_40000 "side_40000.pgm: 40000 x 1: more than the 32767 pixels "
+          --resize 8x8 "${fx}/gray.png" "${fx}/side_40000.pgm")
+add_test(imgbatch.skip_side_40000 sh -c "\"$0\" --skip-bad --resize 8x8 \"$1\" \
+\"$2\" 2>&1; test $? -eq 77" "${tool}" "${fx}/gray.png" "${fx}/side_40000.pgm")
+set_tests_properties(imgbatch.skip_side_40000 PROPERTIES LABELS cpu
+  FIXTURES_REQUIRED images06 ENVIRONMENT "CUDA_VISIBLE_DEVICES=-1"
+  PASS_REGULAR_EXPRESSION
+  "skipped: [^\n]*side_40000.pgm: 40000 x 1: more than the 32767 pixels a side.*batch: 1 images of 2 files \\(1 skipped\\)")
 bad_batch(sizes "b.png: 20 x 10, but the batch is 37 x 23 .*--resize"
           "${fx}/batch_mixed")
 bad_batch(truncated "batch_bad/b.png: truncated PNG" "${fx}/batch_bad")

@@ -179,6 +179,18 @@ static void class_folders(void)
                -1 && strstr(err, "flat/a.png: not a folder"));
     EXPECT(gather(at("nothing"), 1, &list, NULL, err, sizeof err) == -1 &&
            strstr(err, "nothing: cannot list: No such file"));
+    /* A class 65 folders deep: refused, not walked for ever. */
+    char deep[256] = "nest";
+    folder(deep);
+    strcat(deep, "/c");
+    for (int d = 0; d <= 65; d++) {
+        folder(deep);
+        if (d < 65)
+            strcat(deep, "/d");
+    }
+    file("nest/c/x.png", "x");
+    EXPECT(gather(at("nest"), 1, &list, NULL, err, sizeof err) == -1 &&
+           strstr(err, "/d: folders nested more than 64 deep"));
     char *two[2] = {(char *)at("tree"), (char *)at("flat")};
     inputs_request q = {.args = two, .n_args = 2, .class_folders = 1};
     EXPECT(inputs_gather(&q, &list, err, sizeof err) == -1 &&

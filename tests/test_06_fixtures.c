@@ -316,6 +316,10 @@ static void write_hostile(void)
     const char deep[] = "P6 1 1\n9999999999999999999999999999999999999999\n"
                         "\x80\x80\x80";
     write_bytes("deep.ppm", deep, sizeof deep - 1);
+    /* A good PGM one side of which is more than the batch tool takes. */
+    static char side[15 + 40000] = "P5 40000 1\n255\n";
+    memset(side + 15, 0x80, 40000);
+    write_bytes("side_40000.pgm", side, sizeof side);
 }
 
 /* A 24-bit BMP of gray, rows stored top first, which its header says with
@@ -474,7 +478,8 @@ static int remove_fixtures(void)
         "gray16.pgm", "rgb16.ppm", "gray.gif", "gray.psd", "gray.pic",
         "gray.hdr", "gray16.png", "palette.png", "huge.png", "corrupt.png",
         "zero_width.png", "fill.jpg", "fill_huffman.jpg", "dht_tail.jpg",
-        "wide.pgm", "deep.ppm", "top_down.bmp", "lowest.bmp",
+        "wide.pgm", "deep.ppm", "side_40000.pgm", "top_down.bmp",
+        "lowest.bmp",
         "batch_corrupt/a.png", "batch_corrupt/b.png",
         "batch_corrupt/c.png", "batch_cut/a.bmp", "batch_cut/b.bmp",
         "batch_cut/c.bmp", "empty.png", "notimage.png",
