@@ -239,8 +239,12 @@ void cm_print_usage(const cm_cli *cli, const cm_options *defaults)
     }
     printf("\ncommon options:\n");
     for (int s = 0; s < SHARED_COUNT; s++) {
-        print_line(shared_opts[s].name, shared_opts[s].metavar,
-                   shared_opts[s].help);
+        const char *help = shared_opts[s].help;
+        if (s == SHARED_WARMUP && cli->warmup_help)
+            help = cli->warmup_help;
+        if (s == SHARED_QUICK && cli->quick_help)
+            help = cli->quick_help;
+        print_line(shared_opts[s].name, shared_opts[s].metavar, help);
         if (s == SHARED_DEVICE)
             printf(" (default %lld)", defaults->device);
         if (s == SHARED_REPEAT)

@@ -59,6 +59,8 @@ typedef struct {
     const cm_opt *opts;
     size_t n_opts;
     const char *positional;  /* e.g. "[IMAGE...]"; NULL: none accepted */
+    const char *warmup_help; /* --help's line for --warmup and --quick */
+    const char *quick_help;  /* where they mean more; NULL: the shared one */
 } cm_cli;
 
 /* The options every chapter understands. */

@@ -16,9 +16,10 @@ tool_usage(antialias_no_resize "--antialias needs a resize: --resize WxH, "
            --antialias d)
 tool_usage(antialias_no_crop "--resize-short S goes with --crop WxH"
            --antialias --resize-short 8 d)
-string(CONCAT aa_help "Resize has antialias=True by default on PIL "
-       "images and on tensors. The default here is the plain bilinear "
-       "resize, which is faster")
+string(CONCAT aa_help "the pixels of torchvision's Resize on PIL images "
+       "(antialias=True is its default there and on tensors, where its own "
+       "kernel is at most 1 level off these). The default here is the plain "
+       "bilinear resize, which is faster")
 add_test(imgbatch.help_antialias sh -c "\"$0\" --help | grep -qF \"$1\""
          "${tool}" "${aa_help}")
 set_tests_properties(imgbatch.help_antialias PROPERTIES LABELS cpu)

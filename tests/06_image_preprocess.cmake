@@ -64,6 +64,11 @@ function(tool_usage suffix regex)
              "${tool}" ${ARGN})
 endfunction()
 cm_cpu_run(imgbatch.help help "${tool}" --help)
+# --warmup and --quick said as imgbatch means them, not as the chapters do.
+add_test(imgbatch.help_shared "${tool}" --help)
+set_tests_properties(imgbatch.help_shared PROPERTIES LABELS cpu
+  PASS_REGULAR_EXPRESSION
+  "--warmup N +batches decoded, untimed, before the first timed pass \\(default 1\\)\n.*--quick +one pass unless --repeat is given")
 tool_usage(unknown_option "unknown option '--no-such-option'"
            --no-such-option)
 tool_usage(missing_value "option '--repeat' needs a value" --repeat)

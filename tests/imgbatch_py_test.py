@@ -144,6 +144,9 @@ def cpu(imgbatch, fixtures):
     raises(imgbatch.StaleBatchError, lambda: b.__cuda_array_interface__,
            "images 6 to 7", "is gone")
     raises(imgbatch.StaleBatchError, lambda: b.data_ptr, "is gone")
+    raises(imgbatch.StaleBatchError, lambda: b.stream, "is gone")
+    check(b.files == ["a.png", "b.jpg"] and b.labels is None and
+          b.shape == (2, 3, 4, 5), "a stale batch's copies stay")
     check("stale" in repr(b), "repr of a stale batch")
     gray = imgbatch._Batch(data=0x7000, count=0, channels=1, height=4,
                            width=5, dtype=2, stream=None)

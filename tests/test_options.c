@@ -22,8 +22,10 @@ static const cm_opt opts[] = {
      "fp64|fp32|all", 0, 0, NULL},
     {"out", CM_OPT_STRING, &out_path, "FILE", "output", NULL, 0, 0, NULL},
 };
-static const cm_cli cli = {"prog", "a test program", opts, 6, NULL};
-static const cm_cli cli_files = {"prog", "takes files", opts, 6, "[FILE...]"};
+static const cm_cli cli = {"prog", "a test program", opts, 6, NULL, NULL,
+                           NULL};
+static const cm_cli cli_files = {"prog", "takes files", opts, 6, "[FILE...]",
+                                 NULL, NULL};
 
 static char err[256];
 static cm_options opt;

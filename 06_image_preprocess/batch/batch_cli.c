@@ -97,7 +97,11 @@ void batch_cli_parse(int argc, char **argv, batch_options *b)
                   "if asked and typed by one kernel a batch. --make-corpus DIR "
                   "writes a JPEG corpus instead (--make-corpus --help).",
                   .opts = own, .n_opts = n_own,
-                  .positional = "DIR | IMAGE... | --list FILE"};
+                  .positional = "DIR | IMAGE... | --list FILE",
+                  .warmup_help = "batches decoded, untimed, before the "
+                  "first timed pass",
+                  .quick_help = "one pass unless --repeat is given (used "
+                  "by tests)"};
     /* Passes over the files, and batches of warm-up before them. */
     b->opt = cm_options_default();
     b->opt.repeat = 3;

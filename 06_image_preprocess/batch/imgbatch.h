@@ -62,8 +62,11 @@ typedef enum {
     IMGBATCH_FLOAT16,
     IMGBATCH_UINT8
 } imgbatch_dtype;
-/* Where JPEGs are decoded: the GPU where it can, the GPU or fail, the
- * CPU. Other images are always decoded on the CPU. */
+/* Where JPEGs are decoded. AUTO: on the GPU (nvJPEG) where it can, the
+ * files nvJPEG cannot take, or every file where nvJPEG does not open, on
+ * the CPU (stb_image). GPU: the same, but IMGBATCH_ERR_INPUT in a build
+ * without nvJPEG. CPU: every file with stb_image. Other images are
+ * always decoded on the CPU. */
 typedef enum {
     IMGBATCH_DECODER_AUTO,
     IMGBATCH_DECODER_GPU,
@@ -157,8 +160,12 @@ typedef enum {
     IMGBATCH_OK = 0,
     IMGBATCH_ERR_OPTIONS,      /* options that do not go together, or a
                                   NULL argument */
-    IMGBATCH_ERR_INPUT,        /* a file or folder that cannot be used */
-    IMGBATCH_ERR_NO_DEVICE,    /* no usable CUDA device */
+    IMGBATCH_ERR_INPUT,        /* a file or folder that cannot be used,
+                                  no whole batch left by drop_last, or
+                                  DECODER_GPU without nvJPEG built */
+    IMGBATCH_ERR_NO_DEVICE,    /* no usable CUDA device, or
+                                  BACKEND_HARDWARE on a GPU without
+                                  the hardware decoder */
     IMGBATCH_ERR_MEMORY,       /* not enough host or GPU memory */
     IMGBATCH_ERR_CUDA          /* a CUDA or nvJPEG call failed */
 } imgbatch_status;

@@ -98,10 +98,11 @@ static const ib_option OPTIONS[] = {
     {.on_cli = 1, .spec = {.name = "antialias", .type = CM_OPT_FLAG,
      .value = &(int){0},
      .help = "resize with antialiasing, exactly as Pillow's "
-     "Image.resize(BILINEAR): torchvision's pixels, whose Resize has "
-     "antialias=True by default on PIL images and on tensors. The default "
-     "here is the plain bilinear resize, which is faster (with --resize "
-     "or --resize-short)"}},
+     "Image.resize(BILINEAR): the pixels of torchvision's Resize on PIL "
+     "images (antialias=True is its default there and on tensors, where "
+     "its own kernel is at most 1 level off these). The default here is "
+     "the plain bilinear resize, which is faster (with --resize or "
+     "--resize-short)"}},
     {.on_cli = 1, .spec = {.name = "skip-bad", .type = CM_OPT_FLAG,
      .value = &(int){0},
      .help = "skip (and count) files that cannot be used instead of "
@@ -112,8 +113,9 @@ static const ib_option OPTIONS[] = {
      .min = 1}},
     {.on_cli = 1, .spec = {.name = "decoder", .type = CM_OPT_CHOICE,
      .value = &(const char *){"auto"}, .metavar = "D",
-     .help = "decode JPEGs on the GPU (nvJPEG), the CPU (stb_image), or "
-     "the GPU where it can", .choices = "auto|gpu|cpu"}},
+     .help = "auto: JPEGs on the GPU (nvJPEG) where it can, the rest with "
+     "stb_image; gpu: the same, but stop in a build without nvJPEG; cpu: "
+     "every file with stb_image", .choices = "auto|gpu|cpu"}},
     {.on_cli = 1, .spec = {.name = "nvjpeg-backend", .type = CM_OPT_CHOICE,
      .value = &(const char *){"auto"}, .metavar = "B",
      .help = "hardware decoder, GPU hybrid, or every JPEG on the hybrid "

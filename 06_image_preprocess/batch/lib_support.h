@@ -9,7 +9,8 @@
  *   imgbatch_test_fail_after(3);   the 4th allocation from now fails
  *
  * Every host and device allocation of the library goes through these
- * (and nvJPEG's, through its allocators), so that a test can walk the
+ * (and what nvJPEG allocates through the allocators it is handed; its
+ * hardware decoder allocates on its own), so that a test can walk the
  * failure of each one in turn.
  */
 #ifndef LIB_SUPPORT_H

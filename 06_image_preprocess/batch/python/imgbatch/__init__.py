@@ -14,7 +14,8 @@ line's (`imgbatch --help`) with underscores: resize_short for
 
 A batch's memory is the loader's: it stays valid until the loader's next
 step (the next batch, another pass, close), when the batch object goes
-stale and raises StaleBatchError on use. A tensor made from a batch
+stale: its memory (data_ptr, stream, __cuda_array_interface__) raises
+StaleBatchError; its .files and .labels are copies and stay. A tensor made from a batch
 (torch.as_tensor) is a view of that memory: consume it in the step (the
 GPU work enqueued before the next batch is taken is waited for before the
 memory is filled again, on the streams the loader knows, see Loader), or
@@ -54,11 +55,13 @@ class OptionsError(Error, ValueError):
 
 
 class InputError(Error):
-    """A file or folder that cannot be used."""
+    """A file or folder that cannot be used, no whole batch left by
+    drop_last, or decoder="gpu" in a build without nvJPEG."""
 
 
 class NoDeviceError(Error):
-    """No usable CUDA device (the command line's exit 77)."""
+    """No usable CUDA device, or nvjpeg_backend="hardware" on a GPU
+    without the hardware decoder (the command line's exit 77)."""
 
 
 class OutOfMemoryError(Error, MemoryError):
@@ -223,7 +226,9 @@ class Batch:
     __cuda_array_interface__ (version 3, with the stream its work was
     enqueued on), so torch.as_tensor(batch, device="cuda") or
     cupy.asarray(batch) view it without a copy, until the loader's next
-    step; after it every use raises StaleBatchError."""
+    step; after it, its memory (data_ptr, stream,
+    __cuda_array_interface__) raises StaleBatchError, while .files,
+    .labels and the sizes are copies and stay."""
 
     def __init__(self, owner, step, raw):
         self._owner, self._step = owner, step
