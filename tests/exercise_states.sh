@@ -6,7 +6,10 @@
 # exercise differs from the lesson in hunks (`diff`), and each hunk holds
 # a line saying "FIXME k": it is part of FIXME k. FIXME k is solved by
 # putting the lesson's lines back in all of its hunks, so one FIXME may
-# span several hunks (an allocation and its free). A hunk whose exercise
+# span several hunks (a comment and its code). Such a FIXME half solved
+# must fail too: for each of its hunks, a state with that hunk alone left
+# (everything else solved), unless the code left is the lesson's but for
+# comments ("cc -fpreprocessed" strips them). A hunk whose exercise
 # lines each say FIXME, with different numbers, as many lines as the
 # lesson's, is split line by line (adjacent lines, separate FIXMEs).
 # The FIXMEs are numbered 1 to N, with N from 3 to 5.
@@ -14,8 +17,10 @@
 #   exercise_states.sh split LESSON EXERCISE DIR
 #       Writes DIR/none.cu (the exercise), DIR/only_K.cu (FIXME K solved
 #       alone), DIR/all_but_K.cu (all others solved) for each K, and
-#       DIR/all.cu (all solved, whose body must be the lesson's); lists
-#       the partial states' names in DIR/states. Exit 1 if the FIXMEs are
+#       DIR/all.cu (all solved, whose body must be the lesson's), and
+#       DIR/part_K_H.cu (hunk H of FIXME K alone left) for a FIXME of
+#       several hunks; lists the partial states' names in DIR/states.
+#       Exit 1 if the FIXMEs are
 #       not numbered as above.
 #   exercise_states.sh build LESSON EXERCISE DIR NVCC [NVCC ARGS...]
 #       split, then builds each only_K and all_but_K into DIR/NAME with
@@ -35,6 +40,11 @@ body() {
 }
 head_comment() {
     awk '{ print } /\*\// { exit }' "$1"
+}
+# code FILE: FILE's body without comments, blank lines or indentation.
+code() {
+    body "$1" | ${CC:-cc} -fpreprocessed -E -P -x c - |
+        sed 's/^[[:space:]]*//; /^$/d'
 }
 
 # units LESSON_BODY EXERCISE_BODY LESSON_HEAD EXERCISE_HEAD: one line per
@@ -164,6 +174,29 @@ split_states() {
         state "only_$k" " $k "
         state "all_but_$k" "$(printf '%s' "$all" | sed "s/ $k / /")"
         echo "only_$k all_but_$k" >>"$dir/states"
+        k=$((k + 1))
+    done
+    # A FIXME of several hunks, one of them left: it must fail, unless
+    # what is left is a comment.
+    k=1
+    while [ $k -le "$count" ]; do
+        n=$(awk -v k=$k '$1 == k' "$dir/units" | wc -l)
+        h=1
+        while [ "$n" -gt 1 ] && [ $h -le "$n" ]; do
+            awk -v k=$k -v h=$h '$1 != k || ++seen != h' "$dir/units" \
+                >"$dir/units.part"
+            { cat "$dir/exercise.head"
+              patch "$dir/exercise.body" "$dir/lesson.body" \
+                  "$dir/units.part" "$all"
+            } >"$dir/part_${k}_$h.cu"
+            if [ "$(code "$dir/part_${k}_$h.cu")" = "$(code "$lesson")" ]
+            then
+                rm -f "$dir/part_${k}_$h.cu"
+            else
+                echo "part_${k}_$h" >>"$dir/states"
+            fi
+            h=$((h + 1))
+        done
         k=$((k + 1))
     done
     state all "$all"

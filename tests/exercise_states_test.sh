@@ -36,9 +36,24 @@ want="a b c D /* FIXME 2 */ E /* FIXME 3 */ f g "
 [ "$(body "$dir/s/all.cu")" = "a b c d e f g " ] ||
     fail "all: $(body "$dir/s/all.cu")"
 head -n 1 "$dir/s/all.cu" | grep -q '^/\* exercise' || fail "all: header"
-want="only_1 all_but_1 only_2 all_but_2 only_3 all_but_3 "
+# FIXME 1 half solved, each of its hunks left in turn.
+[ "$(body "$dir/s/part_1_1.cu")" = "a B /* FIXME 1 */ c d e f g " ] ||
+    fail "part_1_1: $(body "$dir/s/part_1_1.cu")"
+[ "$(body "$dir/s/part_1_2.cu")" = "a b c d e f G1 /* FIXME 1 */ G2 " ] ||
+    fail "part_1_2: $(body "$dir/s/part_1_2.cu")"
+want="only_1 all_but_1 only_2 all_but_2 only_3 all_but_3 part_1_1 part_1_2 "
 [ "$(tr '\n' ' ' <"$dir/s/states")" = "$want" ] ||
     fail "states: $(cat "$dir/s/states")"
+# A hunk that only changes a comment, left alone, is no partial state:
+# of FIXME 1's two hunks only the code's is.
+printf '%s\n' '/* exercise' ' */' '/* a, FIXME 1 */' b 'C /* FIXME 1 */' \
+    'D /* FIXME 2 */' 'E /* FIXME 3 */' f g >"$dir/ex2.cu"
+printf '/* lesson\n */\n/* a */\nb\nc\nd\ne\nf\ng\n' >"$dir/lesson2.cu"
+expect 0 'FIXME 1: exercise.cu lines 3-3 5-5' \
+    $states split "$dir/lesson2.cu" "$dir/ex2.cu" "$dir/s2"
+want="only_1 all_but_1 only_2 all_but_2 only_3 all_but_3 part_1_2 "
+[ "$(tr '\n' ' ' <"$dir/s2/states")" = "$want" ] ||
+    fail "states with a comment hunk: $(cat "$dir/s2/states")"
 
 # bad EXERCISE_BODY REGEX: an exercise the split must refuse.
 bad() {
