@@ -4,8 +4,7 @@
  *     x_cp = cp.asarray(x_np)              # NumPy -> CuPy: host to GPU
  *     x_np_from_cp = cp.asnumpy(x_cp)      # CuPy -> NumPy: GPU to host
  *   nvcc -O2 -o lesson lesson.cu
- *   ./lesson          (./lesson N: an N x N array instead, N <= 40000)
- */
+ *   ./lesson          (./lesson N: an N x N array instead, N <= 40000) */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -121,7 +120,7 @@ int main(int argc, char **argv)
     /* x_cp = cp.asarray(x_np): device memory, copy in; x_np_from_cp =
        cp.asnumpy(x_cp): host memory (h_back), copy out; from pageable memory
        through the driver's own pinned buffers. It warms up h_back too. */
-    double *d_x = NULL;
+    double *d_x = NULL, *h_pinned = NULL;
     CUDA_CHECK(cudaMalloc(&d_x, bytes));
     CUDA_CHECK(cudaMemcpy(d_x, h_src, bytes, cudaMemcpyHostToDevice));
     CUDA_CHECK(cudaMemcpy(h_back, d_x, bytes, cudaMemcpyDeviceToHost));
@@ -132,7 +131,6 @@ int main(int argc, char **argv)
 
     /* cp.asarray copies x_np on the CPU into pinned (page-locked) memory of
        its pool, then queues cudaMemcpyAsync: the copy engines read it. */
-    double *h_pinned = NULL;
     CUDA_CHECK(cudaMallocHost(&h_pinned, bytes));
     struct cudaPointerAttributes attr;   /* how to tell pinned memory */
     CUDA_CHECK(cudaPointerGetAttributes(&attr, h_pinned));
@@ -140,9 +138,11 @@ int main(int argc, char **argv)
         snprintf(verdict, 256, "FAIL: h_pinned is not page-locked memory");
     memcpy(h_pinned, h_src, bytes);
     timed_trip("pinned trip", d_x, h_pinned, h_pinned, h_src, count, verdict);
-
     printf("%s\n", verdict[0] ? verdict : "PASS");
-    CUDA_CHECK(cudaFreeHost(h_pinned));     /* pinned memory goes back here */
+    if (attr.type == cudaMemoryTypeHost)  /* back the way it came: pinned */
+        CUDA_CHECK(cudaFreeHost(h_pinned));  /* memory is not free()'s */
+    else
+        free(h_pinned);
     CUDA_CHECK(cudaFree(d_x));
     free(h_src);
     free(h_back);
