@@ -6,7 +6,9 @@
  * first wrong pixel (a nan: no thread wrote it; a 0: a zero byte was read,
  * or it never came back); lesson.cu is the solution. Build and run:
  *   nvcc -O2 -I/usr/include/stb -o exercise exercise.cu
- *   ./exercise [IMAGE]
+ *   ./exercise [IMAGE]   (no IMAGE: the test image, on which every FIXME
+ *                         fails; sides that are multiples of 32 and 8
+ *                         would hide FIXME 4)
  */
 #include <stdio.h>
 #include <stdlib.h>

@@ -26,8 +26,9 @@
 extern "C" {
 #endif
 
-/* 16384 x 16384: room for the tutorial's 10000 x 10000 with a margin, and
- * a stop before a corrupt or hostile header makes us allocate gigabytes. */
+/* 16384 x 16384: room for the lab's built-in 10000 x 10000 with a margin,
+ * and a stop before a corrupt or hostile header makes us allocate
+ * gigabytes. */
 #define IO_DEFAULT_MAX_PIXELS ((size_t)1 << 28)
 
 typedef struct {
