@@ -98,7 +98,7 @@ typedef struct {
 
 typedef struct {
     double worker_ms;       /* the GPU worker's busy time */
-    double main_work_ms;    /* CPU work the main thread did meanwhile */
+    double main_work_ms;    /* main thread, submit to wait: its CPU work */
     double main_wait_ms;    /* time it then waited for the worker */
 } offload_stats;
 

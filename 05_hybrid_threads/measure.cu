@@ -286,9 +286,9 @@ void measure_mode(int mode, const settings *s, int warmup, int repeat,
         sum->cpu_ms += sum->records[k].cpu_ms;
     print_mode(sum);
     if (mode == OFFLOAD)
-        printf("  while the GPU worker was busy (%.2f ms), the main thread "
-               "did %.2f ms of\n  CPU work (next prep, previous check), "
-               "then waited %.2f ms for it\n", stats[med].worker_ms,
+        printf("  GPU worker busy %.2f ms; between each submit and its wait "
+               "the main thread\n  did %.2f ms of CPU work (next prep, "
+               "previous check), and waited %.2f ms\n", stats[med].worker_ms,
                stats[med].main_work_ms, stats[med].main_wait_ms);
     if (mode == PIPELINE)
         report_floor(s, alone, repeat, sum);
