@@ -73,9 +73,10 @@ typedef struct {
     cudaEvent_t fork, *joins;
 } overlap_job;
 
-/* Lets streams 1.. start only after what stream 0 has queued so far (the
- * timing start event), and makes stream 0 wait for all of them at the end
- * (before the stop event), so events on stream 0 time the whole job. */
+/* Lets streams[1..] start only after what streams[0] (the job's first
+ * stream, not the default stream) has queued so far (the timing start
+ * event), and makes streams[0] wait for all of them at the end (before
+ * the stop event), so events on streams[0] time the whole job. */
 static void fork_streams(overlap_job *j, size_t count)
 {
     CUDA_CHECK(cudaEventRecord(j->fork, j->streams[0]));
@@ -91,8 +92,8 @@ static void join_streams(overlap_job *j, size_t count)
     }
 }
 
-/* H2D of the whole array on stream 0 and, at the same time, D2H of
- * another array on stream 1: one copy engine each, where there are two. */
+/* H2D of the whole array on streams[0] and, at the same time, D2H of
+ * another array on streams[1]: one copy engine each, where there are two. */
 static void both_ways_region(void *ctx)
 {
     overlap_job *j = (overlap_job *)ctx;
