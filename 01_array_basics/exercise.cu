@@ -28,7 +28,7 @@
 
 #define ARANGE_N 1000003                    /* not a multiple of 256 */
 static const int THREADS_PER_BLOCK = 256;
-static int64_t h_r[ARANGE_N];               /* 8 MB: too big for the stack */
+static int64_t h_r[ARANGE_N];         /* 8 MB: about a whole default stack */
 
 /* cp.arange: k<<<blocks, threads>>>() runs k in `blocks` blocks of
    `threads` threads. Each finds its place from blockIdx.x (its block),
