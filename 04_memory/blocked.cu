@@ -6,8 +6,10 @@
  * CuPy's slices a[i:i+bs, k:k+bs] are views: a pointer into the big array
  * plus its row stride. cp.dot copies each such view into a contiguous
  * temporary before calling cuBLAS (it is neither C- nor F-contiguous),
- * writes the product to another temporary, and += adds that in a third
- * kernel. We pass cuBLAS the view itself, so no block is ever copied, and
+ * has cuBLAS write the product into a third temporary, and += adds that
+ * into c's block in a kernel of its own: four launches a block (two
+ * copies, the GEMM, the add) where we make one GEMM call. We pass cuBLAS
+ * the view itself, so no block is ever copied, and
  * beta = 1 makes cuBLAS add into C in place. Blocking like this saves no
  * memory (all of A, B and C are on the GPU): outofcore.cu does.
  */

@@ -78,13 +78,13 @@ int main(int argc, char **argv)
     cudaMemPool_t pool;
     cudaMemPoolAttr threshold = cudaMemPoolAttrReleaseThreshold;
     cudaMemPoolAttr reserved = cudaMemPoolAttrReservedMemCurrent;
-    unsigned long long used, taken, kept, left, old, keep_all = 0; /* FIXME 1 */
+    unsigned long long used, taken, kept, left, old, keep = 0; /* FIXME 1 */
     CUDA_CHECK(cudaDeviceGetDefaultMemPool(&pool, 0));
     /* The release threshold is what the pool may keep at a synchronize: 0
        by default, which gives x back there. We do as CuPy (FIXME 1), until
        the end, when we restore it: the pool serves the whole process. */
     CUDA_CHECK(cudaMemPoolGetAttribute(pool, threshold, &old));
-    CUDA_CHECK(cudaMemPoolSetAttribute(pool, threshold, &keep_all));
+    CUDA_CHECK(cudaMemPoolSetAttribute(pool, threshold, &keep));
     CUDA_CHECK(cudaMallocAsync((void **)&d_x, nbytes, cudaStreamPerThread));
     CUDA_CHECK(cudaStreamSynchronize(cudaStreamPerThread));
     CUDA_CHECK(cudaMemPoolGetAttribute(pool, reserved, &taken));

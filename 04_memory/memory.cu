@@ -17,7 +17,8 @@
  *
  * Run: make run-04 ARGS="--part pool"   (all parts: make run-04; options:
  * make run-04 ARGS="--help"). Files: memory.cu (this: main), accounting.cu,
- * checks.cu, blocked.cu, pool.cu, outofcore.cu, streamed.cu (part 4's
+ * checks.cu, cost.c (the run's DGEMM work, and shrinking it), blocked.cu,
+ * pool.cu, outofcore.cu, streamed.cu (part 4's
  * GEMM), pack.c (the host threads that pack its A pieces), tiling.c (tile
  * arithmetic), replay.c (its estimates), planner.c, probe.cu (what the
  * out-of-core planner measures).

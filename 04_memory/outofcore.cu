@@ -23,9 +23,10 @@
  * The GEMMs run on a stream of their own; events say when a buffer is full
  * or free again (streamed.cu runs a plan so). The planner picks the plan
  * and its sizes by their estimated time on this GPU's measured rates
- * (probe.cu), and among those within 5% of the fastest, the fewest bytes
- * moved; it prints those bytes beside the least any plan could move (the
- * I/O lower bound, tiling.h).
+ * (probe.cu): among those within 5% of the shortest estimate, those whose
+ * GEMMs take within 5% of the least GEMM time, and of those the fewest
+ * bytes moved; it prints those bytes beside the least any plan could move
+ * (the I/O lower bound, tiling.h).
  */
 #include <math.h>
 #include <stdint.h>

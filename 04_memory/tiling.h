@@ -231,8 +231,9 @@ size_t ooc_min_budget(size_t n, size_t elem_bytes, size_t granule,
 /* The best plan of `kind` (OOC_ANY: either) whose slab, rounded up to
  * granule, fits in budget: with rates NULL the one moving the fewest
  * bytes; else, among those whose estimate is within 5% of the shortest,
- * the one whose GEMMs take the least time (the fewest passes over C),
- * then the one moving the fewest bytes. Returns 0, or -1 when budget <
+ * those whose GEMMs take within 5% of the least GEMM time (the fewest
+ * passes over C), then the one moving the fewest bytes. Returns 0, or -1
+ * when budget <
  * ooc_min_budget(); p then describes that smallest plan. */
 int ooc_plan_make(size_t n, size_t elem_bytes, size_t budget,
                   size_t granule, const ooc_rates *rates, ooc_kind kind,
