@@ -178,6 +178,7 @@ split_states() {
     done
     # A FIXME of several hunks, one of them left: it must fail, unless
     # what is left is a comment.
+    lesson_code=$(code "$lesson")
     k=1
     while [ $k -le "$count" ]; do
         n=$(awk -v k=$k '$1 == k' "$dir/units" | wc -l)
@@ -189,7 +190,7 @@ split_states() {
               patch "$dir/exercise.body" "$dir/lesson.body" \
                   "$dir/units.part" "$all"
             } >"$dir/part_${k}_$h.cu"
-            if [ "$(code "$dir/part_${k}_$h.cu")" = "$(code "$lesson")" ]
+            if [ "$(code "$dir/part_${k}_$h.cu")" = "$lesson_code" ]
             then
                 rm -f "$dir/part_${k}_$h.cu"
             else
