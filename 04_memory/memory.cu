@@ -183,7 +183,7 @@ int main(int argc, char **argv)
          .help = "device memory the out-of-core GEMM may use", .min = 1},
         {.name = "plan", .type = CM_OPT_CHOICE, .value = &plan,
          .metavar = "PLAN",
-         .help = "out-of-core plan: the fastest estimate, or one forced",
+         .help = "out-of-core plan: the planner's pick, or one forced",
          .choices = "auto|resident|tiled"},
         {.name = "streams", .type = CM_OPT_INT, .value = &streams,
          .metavar = "N",
