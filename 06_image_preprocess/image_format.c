@@ -189,8 +189,9 @@ int fmt_check_jpeg(const unsigned char *d, size_t len, io_info *info,
          * at most 256. stb_image up to 2.27 stores more past the end of
          * its table; it reads tables for as long as its segment has a
          * byte left, the last one's counts past the segment if it is not
-         * filled exactly; and it looks up a DC difference of a symbol's
-         * bits (at most 11 for 8 bits) in tables of 16. */
+         * filled exactly; and 2.26 looked up a DC difference of a
+         * symbol's bits (at most 11 for 8 bits) in tables of 16 even for
+         * a symbol over 15 (2.27 refuses one as it decodes). */
         if (marker == 0xC4 && check_dht(d + pos + 2, segment - 2, pos + 2,
                                         defined, why, why_len) != 0)
             return -1;

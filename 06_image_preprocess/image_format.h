@@ -41,10 +41,11 @@ int fmt_check_png(const unsigned char *data, size_t len, io_info *info,
  * table segment as stb_image 2.27 would read it wrongly: a table of more
  * than 256 codes (it writes the rest past its table), tables that do not
  * fill their segment exactly (it reads the next table's counts past the
- * segment), a DC table with a symbol over 15 (it reads past a table of
- * 16), and a scan that uses a table no earlier segment defined (it
- * decodes with what its memory held). Returns 0, or -1 with "truncated
- * JPEG: ..." or "corrupt JPEG: ..." in why. */
+ * segment), a DC table with a symbol over 15 (2.26 read past a table
+ * of 16; 2.27 refuses it only as it decodes), and a scan that uses a
+ * table no earlier segment defined (it decodes with what its memory
+ * held). Returns 0, or -1 with "truncated JPEG: ..." or "corrupt JPEG:
+ * ..." in why. */
 int fmt_check_jpeg(const unsigned char *data, size_t len, io_info *info,
                    char *why, size_t why_len);
 
