@@ -76,7 +76,8 @@ static void blocked_calls(void *ctx)
                                               n, b, n, 1.0, c, n));
             }
         }
-    /* Join: stream 0, where the timing events are, waits for the rest. */
+    /* Join: stream[0] (the job's first stream, not the default stream),
+     * where the timing events are, waits for the rest. */
     for (int s = 1; s < j->streams; s++) {
         CUDA_CHECK(cudaEventRecord(j->join[s], j->stream[s]));
         CUDA_CHECK(cudaStreamWaitEvent(j->stream[0], j->join[s], 0));

@@ -310,7 +310,7 @@ int main(int argc, char **argv)
         if (do_blocked)
             cm_require_device_bytes(cm_mul_size(4, bytes, "A, B, 2 C"),
                                     "A, B and two C (blocked part)");
-        /* NumPy-made inputs in pinned memory: the out-of-core part streams
+        /* Host-made inputs in pinned memory: the out-of-core part streams
          * from them, and pinned copies are the fast ones (chapter 07). */
         h_a = pinned_alloc(bytes, "A");
         h_b = pinned_alloc(bytes, "B");
