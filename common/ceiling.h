@@ -18,7 +18,7 @@
 extern "C" {
 #endif
 
-/* cudaMemcpy device-to-device of `bytes`; counts 2 * bytes moved. */
+/* cudaMemcpyAsync device-to-device of `bytes`; counts 2 * bytes moved. */
 double cm_measure_device_copy_gbps(size_t bytes, int warmup, int repeat);
 
 /* cudaMemcpyAsync between pinned host memory and the device, one

@@ -5,9 +5,10 @@
  *   CUBLAS_CHECK(cublasDgemm(handle, ...));
  *   CURAND_CHECK(curandGenerateUniform(gen, d_x, n));
  *
- * On failure each prints file:line, the call's text and the library's own
- * error name and message to stderr, then exits with status 1. They are never
- * compiled out: a release build checks exactly what a debug build checks.
+ * On failure each prints file:line, the call's text and the error's name
+ * and message (cuRAND has no message: its status's name and number) to
+ * stderr, then exits with status 1. They are never compiled out: a
+ * release build checks exactly what a debug build checks.
  * It needs only the C library and the CUDA Toolkit's headers, so it can be
  * pasted as is; a program links -lcublas or -lcurand only if it uses them.
  */

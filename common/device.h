@@ -2,7 +2,8 @@
  *
  *   struct cudaDeviceProp prop;
  *   cm_select_device((int)opt.device, &prop);
- *       -> "device 0: NVIDIA H200, compute capability 9.0, 139.80 GiB, 132 SMs"
+ *       -> "device 0: NVIDIA H200, compute capability 9.0, 139.80 GiB, 132 SMs
+ *           (driver CUDA 13.0, runtime 13.0)"   (one line)
  *
  * With no driver, no device or no device at that index, a GPU this build
  * has no code for, or a GPU that lets no new process in (exclusive-process

@@ -4,7 +4,7 @@
  *   double ms = cm_overlap_floor_ms(gemm_ms, in_ms, out_ms, engines);
  *   char text[160];
  *   cm_overlap_floor_text(text, sizeof text, "GEMMs", gemm_ms, in_ms,
- *                         out_ms, engines);  "max(GEMMs 4.0 ms, in ...)"
+ *                         out_ms, engines);  "max(GEMMs 4.000 ms, in ...)"
  */
 #ifndef CM_FLOOR_H
 #define CM_FLOOR_H

@@ -23,8 +23,9 @@
 #       Exit 1 if the FIXMEs are
 #       not numbered as above.
 #   exercise_states.sh build LESSON EXERCISE DIR NVCC [NVCC ARGS...]
-#       split, then builds each only_K and all_but_K into DIR/NAME with
-#       "NVCC -o DIR/NAME DIR/NAME.cu NVCC ARGS...": each must build.
+#       split, then builds each state DIR/states lists (only_K, all_but_K,
+#       part_K_H) into DIR/NAME with "NVCC -o DIR/NAME DIR/NAME.cu NVCC
+#       ARGS...": each must build.
 #   exercise_states.sh run DIR EXERCISE_BIN LESSON_BIN [ARGS...]
 #       Runs the unsolved exercise and each built state (with ARGS): each
 #       must exit 1 with nothing on stderr, its last PASS/FAIL line

@@ -28,12 +28,12 @@
 # Only crt/ still comes from the installed toolkit, with nv/ and cccl/
 # that it includes: crt/ is the compiler's own half of the headers (the
 # wheels ship it with nvcc, not with the runtime), and it must match the
-# compiler that reads it. The C files go through gcc with nothing but the
-# old headers. After the build, every header a compile read is checked
-# (the -MMD files): one from the installed toolkit outside crt/, nv/ and
-# cccl/ fails the test. What this does not show: that the older nvcc
-# itself accepts our flags, or that programs link and run with the older
-# libraries.
+# compiler that reads it. The C files go through gcc with the same old
+# headers first, and crt/ likewise from the installed toolkit. After the
+# build, every header a compile read is checked (the -MMD files): one
+# from the installed toolkit outside crt/, nv/ and cccl/ fails the test.
+# What this does not show: that the older nvcc itself accepts our flags,
+# or that programs link and run with the older libraries.
 set -u
 
 # Each release: its CUDART_VERSION, then the wheels (name==version) whose

@@ -1,7 +1,7 @@
 #!/bin/sh
 # readme_lengths.sh SRC_DIR - every chapter's README (NN_*/README.md, and
-# one in a chapter's subfolder, as the batch tool's) is at most 400 lines,
-# as STYLE.md wants; each one over is named.
+# one in a chapter's subfolder, as the batch tool's) is at most 400 lines;
+# each one over is named.
 set -u
 cd "${1:?usage: readme_lengths.sh SRC_DIR}" || exit 1
 bad=0 n_files=0
