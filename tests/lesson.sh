@@ -44,7 +44,7 @@ fixme)
     trap 'rm -rf "$dir"' EXIT
     sh "$(dirname "$0")/exercise_states.sh" split "$lesson" "$exercise" \
         "$dir" || exit 1
-    echo "exercise = lesson with $(wc -l <"$dir/states") FIXMEs"
+    echo "exercise = lesson with $(grep -c "^only_" "$dir/states") FIXMEs"
     ;;
 *)
     echo "lesson.sh: unknown mode '$mode'" >&2

@@ -141,7 +141,7 @@ function(cm_lesson chapter)
            "${dir}/lesson.cu" "${dir}/exercise.cu" "${states}" "${NVCC}"
            ${flags})
   # From the source folder: LESSON_FLAGS may name STB_INCLUDE relatively.
-  # Its 6 to 10 builds take minutes: a high COST starts it first.
+  # Its 6 to 12 builds take minutes: a high COST starts it first.
   set_tests_properties(${chapter}.exercise_states_build PROPERTIES
                        LABELS cpu WORKING_DIRECTORY "${SRC_DIR}" COST 1000
                        FIXTURES_SETUP ${chapter}.exercise_states)
@@ -238,7 +238,7 @@ elseif(NOT SANITIZE)
            "${SRC_DIR}")
   add_test(docs.links_self_test ${RUN} pass ${PYTHON}
            "${SRC_DIR}/tests/check_links.py" --self-test)
-  # Every chapter README at most 400 lines (STYLE.md).
+  # Every chapter README at most 400 lines.
   add_test(docs.readme_lengths sh "${SRC_DIR}/tests/readme_lengths.sh"
            "${SRC_DIR}")
   set_tests_properties(docs.links docs.links_self_test docs.readme_lengths
