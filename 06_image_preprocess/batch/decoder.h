@@ -6,10 +6,10 @@
  * slot of the batch's arena (on the GPU) or of its staging (pinned).
  *
  *   decoder_config cfg = {.plan = &plan, .src = &src, ...};
- *   decoder *d = decoder_open(&cfg, why, sizeof why);
+ *   decoder *d = decoder_open(&cfg, &fatal, why, sizeof why);
  *   on reader thread t, for each file (its bytes read into bits):
- *       route r = decoder_file(d, t, i, bits, len, h_slot, d_slot,
- *                              &planes, &why, err, sizeof err);
+ *       route r = decoder_file(d, t, i, bits, len, to_hybrid, h_slot,
+ *                              d_slot, &planes, &why, err, sizeof err);
  *   on the main thread, the files routed ROUTE_GPU_BATCH, together:
  *       decoder_batch(d, state, gray_files, stream, bits, lengths,
  *                     dests, n, ...);

@@ -140,7 +140,8 @@ typedef struct {
     int skip_bad;              /* leave out (and count) unusable files */
     size_t max_pixels;         /* refuse a file whose header says more */
     size_t batch_size;         /* images a batch; 0: by their size */
-    int threads;               /* CPU reader threads; 0: one per core */
+    int threads;               /* CPU reader threads; 0: one per core,
+                                  at most 16 */
     int streams;               /* batches in flight on the GPU; 0: 2 */
     imgbatch_decoder decoder;
     imgbatch_backend backend;

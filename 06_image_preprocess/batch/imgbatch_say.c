@@ -71,8 +71,9 @@ void say_transform(const tf_spec *s)
            tf_dtype_name(s->dtype), values);
 }
 
-/* "classes: 3 class folders of train: 0 cat (4 images), 1 dog (5), ..."
- * (the first few), or the labels' range of a labelled list. */
+/* "classes: 3 class folders of train: 0 cat (4 images), 1 dog (5
+ * images), 2 fox (1 image)" (the first 8, then ", ..."), or the labels'
+ * range of a labelled list. */
 void say_classes(const path_list *list, const char *root)
 {
     enum { SHOWN = 8 };

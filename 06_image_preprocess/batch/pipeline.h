@@ -7,11 +7,12 @@
  * (batch_report.c) and the checks (batch_check.c).
  *
  *   batch_run r = {.o = &options, .src = &src, ...};   (imgbatch_api.cu)
- *   pipeline_start(&r, why, sizeof why);   buffers, streams, the tensor
+ *   pipeline_start(&r, &cuda, why, sizeof why);   buffers, streams, the tensor
  *   pipeline_begin(&r);                    a pass
  *   batch_buf *x;
  *   while (pipeline_next(&r, &x) == 1) ...x is enqueued...
- *   pipeline_end(&r);                      in flight finished, checked
+ *   (0: the pass is over, every batch finished and checked;
+ *   pipeline_drain(&r) stops one early)
  *   pipeline_stop(&r);
  */
 #ifndef PIPELINE_H

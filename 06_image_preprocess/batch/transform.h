@@ -4,7 +4,8 @@
  * normalized, flipped and written as its slot of the tensor, in one
  * launch; and the copy of the rows the checks sample.
  *
- *   tf_image_entry(&table[i], &spec, offset, w, h, planes);  one per image
+ *   tf_image_entry(&table[i], &spec, offset, w, h, planes, orientation);
+ *                                                            one per image
  *   (pipeline.cu)
  *   ... table copied to d_table on the stream ...
  *   launch_transform(d_tensor_slots, d_table, n, d_arena, &spec, stream);

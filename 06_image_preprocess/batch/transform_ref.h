@@ -9,7 +9,7 @@
  *                .channels = 3, .dtype = TF_FLOAT16, ...};
  *   tf_place p;
  *   tf_place_image(&s, src_w, src_h, &p);
- *   tf_image_ref(&s, &p, planes, src_w, src_h, out);   one whole image
+ *   tf_image_ref(&s, &p, planes, n_planes, src_w, src_h, out);  one image
  *   tf_levels t; tf_levels_make(&s, &t);
  *   int level = tf_level_of(&t, c, value_bytes, near);  back to 0..255
  */
