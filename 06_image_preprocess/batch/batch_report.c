@@ -16,6 +16,10 @@ static const double NVJPEG_HOST_SHARE = 0.5;
 /* With the split: the readers busy this share of their time as well,
  * and the pair is the limit. */
 static const double READERS_PAIR_SHARE = 0.6;
+/* With the split, the main thread inside nvjpegDecodeBatched less than
+ * this share, and the readers less than READERS_BOUND_SHARE busy:
+ * neither side alone is the limit. */
+static const double SPLIT_HOST_BOUND_SHARE = 0.8;
 
 /* Files the split sent to the hybrid path (counted by their reason). */
 static size_t split_moved(const pass_counts *c)
@@ -69,12 +73,32 @@ void report_routes(const pass_counts *c)
            c->skipped);
 }
 
-/* Names what limits the run: the readers if they were busy most of the
- * time; nvJPEG's host work if the main thread spent half the time in
- * nvjpegDecodeBatched and the decoder finished soon after each call
- * (events around the calls); the decoder itself if the batches finished
- * long after their calls and the main thread waited for the GPU most;
- * else the largest part of the main thread's time. */
+limit_kind report_limit(double readers_share, const pass_counts *c,
+                        double wall_ms, int writing, int *most)
+{
+    double ms[5] = {c->wait_read_ms, c->submit_ms, c->wait_gpu_ms,
+                    writing ? c->write_ms : 0, c->wait_check_ms};
+    *most = 0;
+    for (int k = 1; k < 5; k++)
+        if (ms[k] > ms[*most])
+            *most = k;
+    int split = split_moved(c) > 0;
+    double host = wall_ms > 0 ? c->nj_host_ms / wall_ms : 0;
+    if (split && readers_share >= READERS_PAIR_SHARE &&
+        host >= NVJPEG_HOST_SHARE)
+        return LIMIT_SPLIT_BOTH;
+    if (readers_share >= READERS_BOUND_SHARE)
+        return LIMIT_READERS;
+    if (split && host < SPLIT_HOST_BOUND_SHARE)
+        return LIMIT_SPLIT_NEITHER;
+    if (c->nj_batches && host >= NVJPEG_HOST_SHARE &&
+        c->nj_tail_ms < c->nj_host_ms)
+        return LIMIT_NVJPEG_HOST;
+    if (c->nj_batches && *most == 2 && c->nj_tail_ms >= c->nj_host_ms)
+        return LIMIT_DECODER;
+    return LIMIT_MAIN_PART;
+}
+
 static void print_limit(double readers_share, const pass_counts *c,
                         double wall_ms, int writing)
 {
@@ -88,36 +112,44 @@ static void print_limit(double readers_share, const pass_counts *c,
     double ms[5] = {c->wait_read_ms, c->submit_ms, c->wait_gpu_ms,
                     writing ? c->write_ms : 0, c->wait_check_ms};
     int most = 0;
-    for (int k = 1; k < 5; k++)
-        if (ms[k] > ms[most])
-            most = k;
     double tail = c->nj_batches ? c->nj_tail_ms / c->nj_batches : 0;
-    if (split_moved(c) && readers_share >= READERS_PAIR_SHARE &&
-        c->nj_host_ms >= NVJPEG_HOST_SHARE * wall_ms) {
+    switch (report_limit(readers_share, c, wall_ms, writing, &most)) {
+    case LIMIT_SPLIT_BOTH:
         printf("limited by: both sides of the split, the main thread inside "
                "nvjpegDecodeBatched %.0f%% of the wall time and the reader "
                "threads %.0f%% busy (reading, screening, the hybrid path's "
                "decodes, checks)\n", 100.0 * c->nj_host_ms / wall_ms,
                100 * readers_share);
-    } else if (readers_share >= READERS_BOUND_SHARE) {
+        break;
+    case LIMIT_READERS:
         printf("limited by: the reader threads' CPU time, %.0f%% busy "
                "(reading, screening, CPU decodes, checks)\n",
                100 * readers_share);
-    } else if (c->nj_batches && c->nj_host_ms >= NVJPEG_HOST_SHARE * wall_ms
-               && c->nj_tail_ms < c->nj_host_ms) {
+        break;
+    case LIMIT_SPLIT_NEITHER:
+        printf("limited by: neither side of the split alone: the main "
+               "thread inside nvjpegDecodeBatched %.0f%% of the wall time "
+               "and waiting for the reader threads %.0f%%, the reader "
+               "threads %.0f%% busy (reading, screening, the hybrid path's "
+               "decodes, checks)\n", 100.0 * c->nj_host_ms / wall_ms,
+               100.0 * c->wait_read_ms / wall_ms, 100 * readers_share);
+        break;
+    case LIMIT_NVJPEG_HOST:
         printf("limited by: nvJPEG's host work, the main thread inside "
                "nvjpegDecodeBatched %.0f%% of the wall time, each batch "
                "decoded %.2f ms after its call returned (events)\n",
                100.0 * c->nj_host_ms / wall_ms, tail);
-    } else if (c->nj_batches && most == 2 &&
-               c->nj_tail_ms >= c->nj_host_ms) {
+        break;
+    case LIMIT_DECODER:
         printf("limited by: the JPEG decoder on the GPU, each batch "
                "decoded %.2f ms after its nvjpegDecodeBatched returned "
                "(events), the main thread waiting for the GPU %.0f%% of "
                "the wall time\n", tail, 100.0 * ms[2] / wall_ms);
-    } else {
+        break;
+    case LIMIT_MAIN_PART:
         printf("limited by: %s, %.0f%% of the wall time on the main "
                "thread\n", what[most], 100.0 * ms[most] / wall_ms);
+        break;
     }
 }
 

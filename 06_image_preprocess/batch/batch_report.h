@@ -38,6 +38,28 @@ void report_pass(const batch_run *r, const pass_counts *c,
                  const cm_stats *s, int passes, size_t file_bytes,
                  double wall_ms, int writing);
 
+/* What the limited by: line names, in this order: both sides of the
+ * split (files shared out, the readers 60% busy or more and the main
+ * thread half the wall time or more inside nvjpegDecodeBatched); the
+ * readers (80% busy or more); neither side of the split alone (files
+ * shared out, the main thread under 80% of the time inside those
+ * calls); nvJPEG's host work (half the time or more inside them, the
+ * decoder finishing each batch sooner after its call than the call
+ * took); the decoder (the main thread waiting most for the GPU, the
+ * decoder finishing later); else the largest part of the main thread's
+ * time, *most (0 waiting for the readers, 1 submitting, 2 waiting for
+ * the GPU, 3 writing, 4 waiting for the checks). */
+typedef enum {
+    LIMIT_SPLIT_BOTH,
+    LIMIT_READERS,
+    LIMIT_SPLIT_NEITHER,
+    LIMIT_NVJPEG_HOST,
+    LIMIT_DECODER,
+    LIMIT_MAIN_PART
+} limit_kind;
+limit_kind report_limit(double readers_share, const pass_counts *c,
+                        double wall_ms, int writing, int *most);
+
 /* --csv FILE (NULL: none): one row, kept only if v passed. */
 void report_csv(const char *path, const pass_counts *c, const cm_stats *s,
                 size_t skipped, size_t file_bytes, const cm_verdict *v);
