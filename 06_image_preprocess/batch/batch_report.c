@@ -73,11 +73,22 @@ void report_routes(const pass_counts *c)
            c->skipped);
 }
 
+/* The main thread's parts of the pass (ms), in report_limit's *most
+ * order; writing counts only when the tensor went to a .npy. */
+static void main_parts(const pass_counts *c, int writing, double ms[5])
+{
+    ms[0] = c->wait_read_ms;
+    ms[1] = c->submit_ms;
+    ms[2] = c->wait_gpu_ms;
+    ms[3] = writing ? c->write_ms : 0;
+    ms[4] = c->wait_check_ms;
+}
+
 limit_kind report_limit(double readers_share, const pass_counts *c,
                         double wall_ms, int writing, int *most)
 {
-    double ms[5] = {c->wait_read_ms, c->submit_ms, c->wait_gpu_ms,
-                    writing ? c->write_ms : 0, c->wait_check_ms};
+    double ms[5];
+    main_parts(c, writing, ms);
     *most = 0;
     for (int k = 1; k < 5; k++)
         if (ms[k] > ms[*most])
@@ -109,8 +120,8 @@ static void print_limit(double readers_share, const pass_counts *c,
         "waiting for the GPU (the decoder, the kernel, the copies)",
         "writing the .npy (the disk, not the GPU)",
         "waiting for the checks of the tensors that came back"};
-    double ms[5] = {c->wait_read_ms, c->submit_ms, c->wait_gpu_ms,
-                    writing ? c->write_ms : 0, c->wait_check_ms};
+    double ms[5];
+    main_parts(c, writing, ms);
     int most = 0;
     double tail = c->nj_batches ? c->nj_tail_ms / c->nj_batches : 0;
     switch (report_limit(readers_share, c, wall_ms, writing, &most)) {
