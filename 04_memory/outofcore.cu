@@ -122,7 +122,8 @@ void part_outofcore(memory_run *run)
                plan.tile_cols, plan.tile_k, rates.tiled_gemm_tflops);
     }
     printf("plan (%s; the budget in %s pool chunks): %s\n",
-           run->plan_kind == OOC_ANY ? "the fastest estimate"
+           run->plan_kind == OOC_ANY ? "estimate within 5% of the "
+                                       "shortest, then fastest GEMMs"
                                      : "as --plan asks",
            cm_fmt_bytes_short(run->pool_chunk, t1, sizeof t1),
            ooc_plan_describe(&plan, described, sizeof described));
