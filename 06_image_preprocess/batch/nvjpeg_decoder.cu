@@ -5,7 +5,9 @@
  * The calls, in the order a batch meets them:
  *   nvjpegCreateExV2(backend, our counting allocators, ...)          once
  *   nvjpegDecodeBatchedPreAllocate(max batch, max size, 4:4:4, format)
- *       once per state (the hardware backend)
+ *       once per state (the hardware backend); these and the readers'
+ *       handle and the hybrid path's made at once, each on a thread of
+ *       its own (open_parts)
  *   nvjpegJpegStreamParse + nvjpegDecodeBatchedSupported   every file,
  *       on the reader threads: one refused file would fail its batch
  *   nvjpegDecodeBatchedInitialize(n, ..., format)   when n changes
@@ -18,6 +20,7 @@
  * The hybrid path is nvjpeg_hybrid.cu; what the two share,
  * nvjpeg_internal.h.
  */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -206,17 +209,15 @@ int nj_engine_present(char *why, size_t why_len)
     return 1;
 }
 
-/* Makes n decode states of one output format; the hardware backend's
- * buffers for the largest batch now, so that no batch waits for
- * cudaMalloc (not fatal if refused: nvJPEG then allocates at the first
- * batches, which the warm-up takes, and the report counts them).
- * Returns 0, or -1 with why. */
-static int make_states(nj_engine *e, nj_states *s, const nj_config *cfg,
+/* Makes n decode states of one output format (their buffers come after,
+ * from preallocate). Returns 0, or -1 with why. */
+static int make_states(nj_engine *e, nj_states *s,
                        nvjpegOutputFormat_t format,
                        nvjpegChromaSubsampling_t most, char *why,
                        size_t why_len)
 {
     s->format = format;
+    s->most = most;
     s->state = (nvjpegJpegState_t *)ib_calloc((size_t)e->n_states,
                                               sizeof *s->state);
     s->initialized_n = (int *)ib_calloc((size_t)e->n_states, sizeof(int));
@@ -229,16 +230,23 @@ static int make_states(nj_engine *e, nj_states *s, const nj_config *cfg,
         if (NJ_FAILED(nvjpegJpegStateCreate(e->handle, &s->state[k]), why,
                       why_len))
             return -1;
-        if (!e->hardware)
-            continue;
-        nvjpegStatus_t st = nvjpegDecodeBatchedPreAllocate(
-            e->handle, s->state[k], cfg->max_batch, (int)cfg->max_width,
-            (int)cfg->max_height, most, format);
-        if (st != NVJPEG_STATUS_SUCCESS && k == 0 && e->verbose)
-            printf("decoder: nvjpegDecodeBatchedPreAllocate refused: %s "
-                   "(%d)\n", nj_status_name(st), (int)st);
     }
     return 0;
+}
+
+/* The hardware backend's buffers of state k for the largest batch, now,
+ * so that no batch waits for cudaMalloc (not fatal if refused: nvJPEG
+ * then allocates at the first batches, which the warm-up takes, and the
+ * report counts them). */
+static void preallocate(nj_engine *e, const nj_config *cfg, nj_states *s,
+                        int k)
+{
+    nvjpegStatus_t st = nvjpegDecodeBatchedPreAllocate(
+        e->handle, s->state[k], cfg->max_batch, (int)cfg->max_width,
+        (int)cfg->max_height, s->most, s->format);
+    if (st != NVJPEG_STATUS_SUCCESS && k == 0 && e->verbose)
+        printf("decoder: nvjpegDecodeBatchedPreAllocate refused: %s "
+               "(%d)\n", nj_status_name(st), (int)st);
 }
 
 /* Destroys what make_states made (the states are zeroed until made). */
@@ -253,19 +261,11 @@ static void destroy_states(nj_states *s, int n)
     s->initialized_n = NULL;
 }
 
-/* The engine's parts after its handle; 0, or -1 with why. */
-static int open_parts(nj_engine *e, const nj_config *cfg, char *why,
-                      size_t why_len)
+/* The readers' side: a handle of its own for their parses (the main one
+ * if a second fails) and one parsed-stream object a thread. */
+static int open_screen(nj_engine *e, const nj_config *cfg, char *why,
+                       size_t why_len)
 {
-    e->parsers = (nvjpegJpegStream_t *)ib_calloc((size_t)cfg->n_parsers,
-                                                 sizeof *e->parsers);
-    e->planes = (nvjpegImage_t *)ib_calloc((size_t)cfg->max_batch,
-                                           sizeof *e->planes);
-    if (!e->parsers || !e->planes) {
-        snprintf(why, why_len, "not enough memory for nvJPEG's batch "
-                 "lists");
-        return -1;
-    }
     e->screen_handle = e->handle;
     if (e->hardware &&
         nj_create(e, NVJPEG_BACKEND_HARDWARE, &e->screen_handle) !=
@@ -275,12 +275,106 @@ static int open_parts(nj_engine *e, const nj_config *cfg, char *why,
         if (NJ_FAILED(nvjpegJpegStreamCreate(e->screen_handle,
                                              &e->parsers[t]), why, why_len))
             return -1;
-    if (e->batched &&
-        (make_states(e, &e->main, cfg,
-                     cfg->rgb ? NVJPEG_OUTPUT_RGB : NVJPEG_OUTPUT_Y,
-                     NVJPEG_CSS_444, why, why_len) != 0 ||
-         (cfg->rgb && make_states(e, &e->gray, cfg, NVJPEG_OUTPUT_Y,
-                                  NVJPEG_CSS_GRAY, why, why_len) != 0)))
+    return 0;
+}
+
+/* One part of the open, made on a thread of its own: each nvJPEG handle
+ * costs a quarter of a second or more to create and each state's
+ * buffers a tenth to a fifth (measured on an H100; NOTES.md, "Opening
+ * 100,000 files"). The handle is thread safe, a state is used by one
+ * thread at a time, and each part writes only its own fields of the
+ * engine. */
+typedef enum { PART_SCREEN, PART_HYBRID, PART_STATE } part_kind;
+
+typedef struct {
+    nj_engine *e;
+    const nj_config *cfg;
+    int device;   /* a new thread's CUDA calls go to device 0 otherwise */
+    part_kind kind;
+    nj_states *states;  /* PART_STATE: states->state[k] */
+    int k;
+    int started;
+    pthread_t thread;
+    int rc;
+    char why[256];
+} open_part;
+
+static void *open_part_run(void *arg)
+{
+    open_part *p = (open_part *)arg;
+    p->rc = -1;
+    if (IB_CUDA(cudaSetDevice(p->device), p->why, sizeof p->why))
+        return NULL;
+    p->rc = 0;
+    if (p->kind == PART_STATE)
+        preallocate(p->e, p->cfg, p->states, p->k);
+    else if (p->kind == PART_HYBRID)
+        p->rc = nj_open_hybrid(p->e, p->why, sizeof p->why);
+    else
+        p->rc = open_screen(p->e, p->cfg, p->why, sizeof p->why);
+    return NULL;
+}
+
+/* The engine's parts after its handle; 0, or -1 with why. The readers'
+ * handle, the hybrid path's and each state's buffers are made at once,
+ * each on a thread of its own; a part whose thread cannot start is made
+ * here after. */
+static int open_parts(nj_engine *e, const nj_config *cfg, char *why,
+                      size_t why_len)
+{
+    e->parsers = (nvjpegJpegStream_t *)ib_calloc((size_t)cfg->n_parsers,
+                                                 sizeof *e->parsers);
+    e->planes = (nvjpegImage_t *)ib_calloc((size_t)cfg->max_batch,
+                                           sizeof *e->planes);
+    /* the screen, the hybrid path, and up to two sets of states */
+    size_t n_parts = 2 + 2 * (size_t)e->n_states;
+    open_part *parts = (open_part *)ib_calloc(n_parts, sizeof *parts);
+    if (!e->parsers || !e->planes || !parts) {
+        free(parts);
+        snprintf(why, why_len, "not enough memory for nvJPEG's batch "
+                 "lists");
+        return -1;
+    }
+    int device = 0, rc = 0;
+    if (IB_CUDA(cudaGetDevice(&device), why, why_len) ||
+        (e->batched &&
+         (make_states(e, &e->main,
+                      cfg->rgb ? NVJPEG_OUTPUT_RGB : NVJPEG_OUTPUT_Y,
+                      NVJPEG_CSS_444, why, why_len) != 0 ||
+          (cfg->rgb && make_states(e, &e->gray, NVJPEG_OUTPUT_Y,
+                                   NVJPEG_CSS_GRAY, why, why_len) != 0)))) {
+        free(parts);
+        return -1;
+    }
+    /* the hardware backend's states: each its buffers (make_states) */
+    size_t n_states = e->hardware ? (size_t)e->n_states * (cfg->rgb ? 2 : 1)
+                                  : 0;
+    size_t used = 2 + n_states;
+    for (size_t k = 0; k < used; k++) {
+        open_part *p = &parts[k];
+        p->e = e;
+        p->cfg = cfg;
+        p->device = device;
+        p->kind = k == 0 ? PART_SCREEN : k == 1 ? PART_HYBRID : PART_STATE;
+        if (k >= 2) {
+            size_t i = k - 2;
+            p->states = i < (size_t)e->n_states ? &e->main : &e->gray;
+            p->k = (int)(i % (size_t)e->n_states);
+        }
+        p->started = pthread_create(&p->thread, NULL, open_part_run, p) == 0;
+    }
+    for (size_t k = 0; k < used; k++) {
+        if (parts[k].started)
+            pthread_join(parts[k].thread, NULL);
+        else
+            open_part_run(&parts[k]);
+        if (parts[k].rc != 0 && rc == 0) {
+            snprintf(why, why_len, "%s", parts[k].why);
+            rc = -1;
+        }
+    }
+    free(parts);
+    if (rc != 0)
         return -1;
     if (e->hardware) {
         unsigned int engines = 0, cores = 0;
@@ -295,7 +389,7 @@ static int open_parts(nj_engine *e, const nj_config *cfg, char *why,
                             : "no batched decoder: every JPEG on nvJPEG's "
                               "hybrid path");
     }
-    return nj_open_hybrid(e, why, why_len);
+    return 0;
 }
 
 nj_engine *nj_open(const nj_config *cfg, int *fatal, char *why,

@@ -1,7 +1,7 @@
 /* nvjpeg_hybrid.cu - nvJPEG's hybrid path, for the files its batched
  * decoder refuses (progressive JPEGs): its decoupled decode with
  * NVJPEG_BACKEND_HYBRID, one set per reader thread, all made once by
- * nj_open (nvjpeg_decoder.cu):
+ * nj_open (nvjpeg_decoder.cu), on a thread of its own:
  *   nvjpegCreateExV2(NVJPEG_BACKEND_HYBRID) (a handle of its own),
  *   nvjpegDecoderCreate, nvjpegDecoderStateCreate, nvjpegBufferPinned
  *   and nvjpegBufferDevice attached to the state, nvjpegDecodeParams,

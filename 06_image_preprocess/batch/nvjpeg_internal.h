@@ -46,6 +46,7 @@ typedef struct {
     nvjpegJpegState_t *state;
     int *initialized_n;           /* its batch size, -1: to initialize */
     nvjpegOutputFormat_t format;
+    nvjpegChromaSubsampling_t most;  /* the subsampling preallocated for */
 } nj_states;
 
 struct nj_engine {
