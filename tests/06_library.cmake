@@ -97,6 +97,10 @@ foreach(case
   tool_usage(corpus_${suffix} "--make-corpus: ${regex}" --make-corpus
              ${args})
 endforeach()
+# A file where the folder should be: one line, exit 1, nothing written.
+cm_cpu_run(imgbatch.corpus_not_folder exit 1
+           "^imgbatch: .*/README[.]md exists and is not a folder$"
+           "${tool}" --make-corpus "${SRC_DIR}/README.md")
 add_test(imgbatch.corpus_files sh "${SRC_DIR}/${ch}/batch/corpus_check.sh"
          "${tool}")
 set_tests_properties(imgbatch.corpus_files PROPERTIES LABELS cpu

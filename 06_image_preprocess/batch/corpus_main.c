@@ -322,7 +322,7 @@ static int make_folder(const char *dir)
             return CM_EXIT_FAIL;
         }
     } else if (!S_ISDIR(st.st_mode)) {
-        fprintf(stderr, "%s: %s exists and is not a directory\n", PROGRAM,
+        fprintf(stderr, "%s: %s exists and is not a folder\n", PROGRAM,
                 dir);
         return CM_EXIT_FAIL;
     }
