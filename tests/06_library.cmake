@@ -167,6 +167,19 @@ if(NOT SANITIZE)
   set_tests_properties(imgbatch.bench_table_dataloader PROPERTIES LABELS cpu
     ENVIRONMENT "${stand_in_env}" PASS_REGULAR_EXPRESSION
     "\nwild_100k_crop_rgb_f16 +[0-9]+ \\([0-9]+-[0-9]+\\) .* 25 \\(20-30\\) +[0-9.]+\n")
+  # --cases: only the rows asked for (and the corpus they read), in the
+  # table's order; a pattern that matches no case is a usage error that
+  # names them.
+  add_test(imgbatch.bench_cases ${bench_sh} "${TEST_BIN_DIR}/06_bench_cases"
+           --count 2 --bin "${stand_in}" --cases "^wild420_224|same_mixed$")
+  set_tests_properties(imgbatch.bench_cases PROPERTIES LABELS cpu
+    ENVIRONMENT "${stand_in_env}" PASS_REGULAR_EXPRESSION
+    "corpus wild420: stand-in[^\n]*\ncorpus same_mixed: stand-in[^\n]*\n.*\ncase [^\n]*\nsame_mixed [^\n]*\nwild420_224 [^\n]*\nwild420_224_split ")
+  set_tests_properties(imgbatch.bench_cases PROPERTIES
+    FAIL_REGULAR_EXPRESSION "_crop_|corpus wild:|corpus same:")
+  cm_cpu_run(imgbatch.bench_cases_none exit 2
+             "^bench.sh: --cases: 'wild_9' matches no case [(]the cases: same same_mixed wild_224 .*wild_crop_rgb_f16_split[)]"
+             ${bench_sh} "${TEST_BIN_DIR}/06_bench_none" --cases wild_9)
   add_test(imgbatch.bench_no_result ${bench_sh}
            "${TEST_BIN_DIR}/06_bench_no_result" --count 2 --bin "${stand_in}")
   set_tests_properties(imgbatch.bench_no_result PROPERTIES LABELS cpu

@@ -5,7 +5,7 @@
 #
 #   06_image_preprocess/batch/bench.sh OUT_DIR [--count N] [--rounds R]
 #                                      [--bin FILE] [--photos-only]
-#                                      [--big-count M]
+#                                      [--big-count M] [--cases RE]
 #
 #  1. Photographs: those Python packages ship (scikit-image's data:
 #     astronaut, coffee, chelsea, rocket, hubble_deep_field, ...;
@@ -24,7 +24,9 @@
 #  3. Each case of the table: imgbatch with the tensor kept on the GPU
 #     (--keep-on-gpu --repeat 7), torchvision doing the same at its best
 #     list size of 32, 64, 128 and 256 (bench_torchvision.py, 7 passes
-#     each), nvJPEG's bare batched decode where the case has one
+#     each; on wild_100k 3, and only at wild_crop_rgb_f16's best size
+#     when this run measured it), nvJPEG's bare batched decode where the
+#     case has one
 #     (--bare-decode); imgbatch through the backends a GPU without the
 #     hardware decoder would take (forced); four cases again with
 #     --hybrid-share auto (the engines' files shared with the hybrid path
@@ -37,7 +39,11 @@
 #     The crop cases also time the loader most PyTorch code uses
 #     (bench_torchvision.py --dataloader, pil_loader.py): DataLoader, 16
 #     workers, PIL and torchvision's transforms, imgbatch's batch size,
-#     pinned and moved to the GPU; 3 epochs after a warm-up one.
+#     pinned and moved to the GPU; 3 epochs after a warm-up one (on
+#     wild_100k one).
+#     --cases RE runs only the cases whose names match RE, an extended
+#     regular expression, and makes only the corpora they read: the
+#     benchmark in parts (--big-count 0, then --cases wild_100k).
 #  4. One table on stdout: images/s, the median (of the rounds' medians,
 #     where there are rounds) and spread (min-max) over all passes, to
 #     three significant digits; imgbatch's time over the bare decode's
@@ -50,10 +56,11 @@
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 usage() { echo "bench.sh: $* (usage: bench.sh OUT_DIR [--count N]" \
-    "[--rounds R] [--bin FILE] [--photos-only] [--big-count M])" >&2
+    "[--rounds R] [--bin FILE] [--photos-only] [--big-count M]" \
+    "[--cases RE])" >&2
     exit 2; }
 out= count=2000 rounds=3 bin=$here/../../build/bin/imgbatch photos_only=
-big=100000
+big=100000 only= crop_list=
 while [ $# -gt 0 ]; do
     case $1 in
     --count) [ $# -ge 2 ] || usage "--count needs a value"
@@ -65,6 +72,8 @@ while [ $# -gt 0 ]; do
     --photos-only) photos_only=1; shift ;;
     --big-count) [ $# -ge 2 ] || usage "--big-count needs a value"
         big=$2; shift 2 ;;
+    --cases) [ $# -ge 2 ] || usage "--cases needs a value"
+        only=$2; shift 2 ;;
     -*) usage "unknown option '$1'" ;;
     *) [ -z "$out" ] || usage "unexpected argument '$1'"
         out=$1; shift ;;
@@ -77,6 +86,41 @@ case $rounds in ''|*[!0-9]*|0) usage "--rounds: '$rounds' is not a whole \
 number above 0" ;; esac
 case $big in ''|*[!0-9]*) usage "--big-count: '$big' is not a whole \
 number" ;; esac
+# The cases (step 3): name, corpus, transform (the same options for both), a
+# bare decode ("bare"; "bare-": without torchvision; "-": neither), the
+# DataLoader ("dl"), options for imgbatch alone (the split).
+split="--hybrid-share auto"
+rgb="--color rgb --dtype float16 --mean 0.485,0.456,0.406 \
+--std 0.229,0.224,0.225"
+cases="same|same||bare
+same_mixed|same_mixed||bare
+wild_224|wild|--resize 224x224|bare
+wild420_224|wild420|--resize 224x224|bare
+wild_224_rgb_f16|wild|--resize 224x224 $rgb|
+wild_crop_rgb_f16|wild|--resize-short 256 --crop 224x224 $rgb||dl
+wild_100k_crop_rgb_f16|wild_100k|--resize-short 256 --crop 224x224 $rgb||dl
+wild_224_gpu_hybrid|wild|--resize 224x224 --nvjpeg-backend gpu-hybrid|-
+wild_224_hybrid|wild|--resize 224x224 --nvjpeg-backend hybrid|-
+same_split|same||bare-||$split
+wild_224_split|wild|--resize 224x224|bare-||$split
+wild420_224_split|wild420|--resize 224x224|bare-||$split
+wild_crop_rgb_f16_split|wild|--resize-short 256 --crop 224x224 $rgb|-||$split"
+all_cases=$cases
+# --cases: only the cases whose names match RE (an extended regular
+# expression), and only the corpora they read.
+if [ -n "$only" ]; then
+    cases=$(echo "$cases" | while IFS='|' read -r name rest; do
+        echo "$name" | grep -Eq -- "$only" && echo "$name|$rest"; done)
+    [ -n "$cases" ] || usage "--cases: '$only' matches no case (the" \
+        "cases: $(echo "$all_cases" | cut -d'|' -f1 | tr '\n' ' ' |
+        sed 's/ $//'))"
+fi
+# reads CORPUS: 0 when a case to run reads it (wild_100k's links read
+# wild's files).
+reads() {
+    echo "$cases" | cut -d'|' -f2 | sed 's/^wild_100k$/wild/' |
+        grep -qx "$1"
+}
 python=${PYTHON:-python3}
 mkdir -p "$out/logs" || exit 1
 
@@ -145,10 +189,10 @@ mk() {
     grep -v '^photographs:' "$out/logs/corpus-$name.log" |
         sed "1s/^corpus: /corpus $name: /"
 }
-mk wild --kind wild
-mk wild420 --kind wild --chroma 420
-mk same --kind baseline --size 500x375
-mk same_mixed --kind wild --size 500x375
+reads wild && mk wild --kind wild
+reads wild420 && mk wild420 --kind wild --chroma 420
+reads same && mk same --kind baseline --size 500x375
+reads same_mixed && mk same_mixed --kind wild --size 500x375
 
 # links DIR N: DIR made anew with N hard links of wild's files (made
 # just before), in turn, named by their number and the file's name.
@@ -166,25 +210,6 @@ print("corpus wild_100k: %d hard links of the %d files of wild" %
 EOF
 }
 
-# 3. The cases: name, corpus, transform (the same options for both), a
-# bare decode ("bare"; "bare-": without torchvision; "-": neither), the
-# DataLoader ("dl"), options for imgbatch alone (the split).
-split="--hybrid-share auto"
-rgb="--color rgb --dtype float16 --mean 0.485,0.456,0.406 \
---std 0.229,0.224,0.225"
-cases="same|same||bare
-same_mixed|same_mixed||bare
-wild_224|wild|--resize 224x224|bare
-wild420_224|wild420|--resize 224x224|bare
-wild_224_rgb_f16|wild|--resize 224x224 $rgb|
-wild_crop_rgb_f16|wild|--resize-short 256 --crop 224x224 $rgb||dl
-wild_100k_crop_rgb_f16|wild_100k|--resize-short 256 --crop 224x224 $rgb||dl
-wild_224_gpu_hybrid|wild|--resize 224x224 --nvjpeg-backend gpu-hybrid|-
-wild_224_hybrid|wild|--resize 224x224 --nvjpeg-backend hybrid|-
-same_split|same||bare-||$split
-wild_224_split|wild|--resize 224x224|bare-||$split
-wild420_224_split|wild420|--resize 224x224|bare-||$split
-wild_crop_rgb_f16_split|wild|--resize-short 256 --crop 224x224 $rgb|-||$split"
 results=$out/results.txt
 : >"$results"
 # rate LOG PATTERN: "median min max" from imgbatch's line PATTERN.
@@ -258,10 +283,18 @@ echo "$cases" | while IFS='|' read -r name corpus transform bare dl alone; do
     line="$line ${1:--} ${2:--} ${3:--}"
     set -- $(combine <"$runs.ratio")
     ratio=${1:--}
+    # The 100,000 files: torchvision 3 passes at each list size, or only
+    # at the best one of the same work on wild's 2000 where this run
+    # measured it; the DataLoader one epoch after its warm-up one.
+    tv_more= dl_repeat=3
+    if [ "$corpus" = wild_100k ]; then
+        tv_more="--repeat 3 ${crop_list:+--lists $crop_list}"
+        dl_repeat=1
+    fi
     if [ "$bare" = bare ] || [ -z "$bare" ]; then
         tlog=$out/logs/torchvision-$name.log
         "$python" "$here/bench_torchvision.py" "$out/$corpus" $transform \
-            --label "$name" >"$tlog" 2>&1
+            --label "$name" $tv_more >"$tlog" 2>&1
         trc=$?
         n='\([0-9.]*\)'
         set -- $(sed -n "s/^RESULT .* list=$n median=$n min=$n max=$n\$/\
@@ -273,6 +306,7 @@ echo "$cases" | while IFS='|' read -r name corpus transform bare dl alone; do
             continue
         fi
         line="$line ${1:--} ${2:--} ${3:--} ${4:--}"
+        [ "$name" = wild_crop_rgb_f16 ] && crop_list=${4:-}
     else
         line="$line - - - -"
     fi
@@ -284,7 +318,7 @@ echo "$cases" | while IFS='|' read -r name corpus transform bare dl alone; do
             "$out/logs/imgbatch-$name-1.log" | head -n 1)
         "$python" "$here/bench_torchvision.py" "$out/$corpus" $transform \
             --label "$name" --dataloader --workers 16 \
-            --batch-size "${size:-256}" --repeat 3 >"$dlog" 2>&1
+            --batch-size "${size:-256}" --repeat $dl_repeat >"$dlog" 2>&1
         drc=$?
         n='\([0-9.]*\)'
         set -- $(sed -n "s/^RESULT .* workers=16 median=$n min=$n max=$n\$/\
