@@ -251,6 +251,14 @@ add_test(imgbatch.gpu_labels ${tool_sh} labels "${tool}" "${jpegs}"
          "${jpegs}/labels")
 set_tests_properties(imgbatch.gpu_labels PROPERTIES LABELS gpu
                      SKIP_RETURN_CODE 77 FIXTURES_REQUIRED jpegs06)
+# GPU: --keep-on-gpu where the whole tensor does not fit (the planner's
+# test hook leaves 200,000 bytes): batch buffers in turn, checked as
+# ever; where not even they fit, one line and exit 1 (batch/tests.sh
+# room).
+add_test(imgbatch.gpu_keep_room ${tool_sh} room "${tool}" --batch-size 2
+         --resize 64x48 "${jpegs}/mixed")
+set_tests_properties(imgbatch.gpu_keep_room PROPERTIES LABELS gpu
+                     SKIP_RETURN_CODE 77 FIXTURES_REQUIRED jpegs06)
 # --antialias, in every build.
 include("${SRC_DIR}/tests/06_antialias.cmake")
 # A build without nvJPEG (HAVE_NVJPEG empty): --decoder gpu is refused in

@@ -209,6 +209,16 @@ int pipeline_start(batch_run *r, int *cuda, char *why, size_t why_len)
     r->tensor_bytes = r->n_images * r->image_bytes;
     size_t reserve = total / RESERVE_SHARE > RESERVE_BYTES
                          ? total / RESERVE_SHARE : RESERVE_BYTES;
+    /* The planner's test hook (tests only): IMGBATCH_TEST_TENSOR_ROOM=B
+     * leaves B bytes free beside the arenas and the reserve, as a GPU
+     * with less memory would: the tensor then goes to batch buffers in
+     * turn, or even those do not fit. */
+    const char *room = getenv("IMGBATCH_TEST_TENSOR_ROOM");
+    if (room) {
+        size_t left = base + reserve + (size_t)strtoull(room, NULL, 10);
+        if (left < free_bytes)
+            free_bytes = left;
+    }
     /* The reserve stays free whichever way the tensor goes. */
     int whole = r->o->keep_whole &&
                 base + r->tensor_bytes + reserve <= free_bytes;

@@ -59,6 +59,13 @@
 #       with IMGBATCH_TEST_GARBLE=N, ARGS (a --check-images that leaves
 #       tensor image N out) still print PASS, and the line LINE
 #       ("check: 2 of 40 images")
+#   tests.sh room BIN ARGS...
+#       ARGS with --keep-on-gpu and IMGBATCH_TEST_TENSOR_ROOM (the
+#       planner's test hook: only so many bytes of the GPU beside the
+#       arenas and the reserve): at 200000 the tensor goes to batch
+#       buffers in turn (its tensor: line says so) and the run passes;
+#       at 1000 not even those fit: exit 1, one line naming the GPU
+#       memory (77 passed on)
 #   tests.sh all-bad BIN DIR COUNT ARGS...
 #       DIR, every file of it bad, with --skip-bad and --out-npy: exit 1,
 #       one stderr line besides the "skipped:" ones, "imgbatch: no usable
@@ -256,6 +263,25 @@ garbled)
         fail "IMGBATCH_TEST_GARBLE=$n: expected exit 1 and FAIL naming \
 $name, got exit $rc" "$out"
     grep -E '^(check|FAIL)' "$out"
+    ;;
+room)
+    out=$(mktemp) && err=$(mktemp) || exit 1
+    trap 'rm -f "$out" "$err"' EXIT
+    passes "$out" env IMGBATCH_TEST_TENSOR_ROOM=200000 "$bin" \
+        --keep-on-gpu "$@"
+    grep -q '^tensor: .*, more than fits beside the buffers (.*): batches' \
+        "$out" || fail "IMGBATCH_TEST_TENSOR_ROOM=200000: expected the \
+tensor in batch buffers" "$out"
+    grep '^tensor' "$out"
+    IMGBATCH_TEST_TENSOR_ROOM=1000 "$bin" --keep-on-gpu "$@" >"$out" \
+        2>"$err"
+    rc=$?
+    [ $rc -eq 77 ] && { cat "$err"; exit 77; }
+    [ $rc -eq 1 ] && [ "$(wc -l <"$err")" -eq 1 ] &&
+        grep -q 'not enough GPU memory for the batch buffers' "$err" ||
+        fail "IMGBATCH_TEST_TENSOR_ROOM=1000: expected exit 1 and one \
+line on the GPU memory, got exit $rc" "$err"
+    cat "$err"
     ;;
 unpicked)
     n=$1 line=$2
