@@ -24,6 +24,15 @@ cm_usage(04_memory block_without_blocked
 cm_usage(04_memory mem_limit_without_outofcore
          "^04_memory: --mem-limit does nothing unless the out-of-core part"
          --part blocked --mem-limit 256M)
+cm_usage(04_memory streams_without_blocked
+         "^04_memory: --streams does nothing unless the blocked part runs"
+         --part outofcore --streams 2)
+cm_usage(04_memory plan_without_outofcore
+         "^04_memory: --plan does nothing unless the out-of-core part"
+         --part pool --plan tiled)
+# n is at most 2^20, which keeps the host bytes of six n x n matrices
+# (host_peak_bytes in memory.cu) within size_t.
+cm_usage(04_memory n_too_large "--n: '2M' must be at most 1048576" --n 2M)
 
 # A budget below the smallest plan, even in 2 MiB pages, is known before
 # the GPU is touched: options that contradict each other, so exit 2 (a bad
