@@ -275,8 +275,8 @@ int main(int argc, char **argv)
     }
     /* An option for a mode that does not run is refused, not ignored. */
     if (strcmp(mode, "pipeline") != 0 && strcmp(mode, "all") != 0)
-        cm_refuse_given(&cli, &opt, "workers", "unless the pipeline runs "
-                        "(--mode pipeline|all)");
+        cm_refuse_given(&cli, &opt, "workers|threads", "unless the "
+                        "pipeline runs (--mode pipeline|all)");
     if (fail_task >= tasks) {
         fprintf(stderr, "%s: --fail-task %lld: the tasks are 0..%lld "
                 "(see --help)\n", PROGRAM, fail_task, tasks - 1);

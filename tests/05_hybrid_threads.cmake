@@ -11,6 +11,9 @@ cm_usage(05_hybrid_threads mode_bad "--mode: 'fast' is not one of"
 cm_usage(05_hybrid_threads workers_without_pipeline
          "^05_hybrid_threads: --workers does nothing unless the pipeline"
          --mode serial --workers 2)
+cm_usage(05_hybrid_threads threads_without_pipeline
+         "^05_hybrid_threads: --threads does nothing unless the pipeline"
+         --mode offload --threads 2)
 cm_usage(05_hybrid_threads fail_task_range
          "--fail-task 8: the tasks are 0..7" --fail-task 8)
 cm_usage(05_hybrid_threads timeline_missing
