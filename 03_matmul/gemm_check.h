@@ -72,7 +72,8 @@ int gemm_report(cm_verdict *v, const char *what, const gemm_check *r,
 
 /* One line on a check that failed, for a caller's own verdict line:
  * "element [i][j]: got x, expected y (relative error e, tolerance t)" or
- * "Freivalds' test, row i at r times its tolerance". */
+ * "Freivalds' test, row i: |(C x)_i - (A (B x))_i| got r times its
+ * tolerance, expected <= 1". */
 void gemm_describe_failure(const gemm_check *r, size_t cols, char *text,
                            size_t size);
 
@@ -115,8 +116,8 @@ gemm_probe gemm_probe_start(gemm_precision asked);
 void gemm_probe_scan(gemm_probe *r, const void *c, cm_dtype type,
                      size_t count, size_t first);
 
-/* "element [i][j] = v reads as P, expected Q or higher", for a FAIL line;
- * cols is the row length of C. */
+/* "element [i][j] = v reads x = 1 + 2^-5 + ... as P, expected Q or
+ * higher", for a FAIL line; cols is the row length of C. */
 void gemm_probe_describe(const gemm_probe *r, size_t cols, char *text,
                          size_t size);
 
