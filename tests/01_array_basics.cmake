@@ -6,6 +6,9 @@ cm_chapter(01_array_basics)
 cm_usage(01_array_basics n_zero "--n: '0' must be at least 1" --n 0)
 cm_usage(01_array_basics n_huge "--n: '4T' must be at most" --n 4T)
 cm_usage(01_array_basics big_text "--big: size 'x' is not a number" --big x)
+cm_usage(01_array_basics big_zero "--big: '0' must be at least 1" --big 0)
+cm_usage(01_array_basics big_huge "--big: '32769' must be at most 32768"
+         --big 32769)
 cm_gpu(01_array_basics long_range --quick --n 100 --big 7)
 
 # --csv is opened before the GPU is touched (tests.cmake says what that
