@@ -5,6 +5,7 @@ cm_usage(02_interop n_zero "--n: '0' must be at least 1" --n 0)
 cm_usage(02_interop n_negative "--n: size '-5' is negative" --n -5)
 cm_usage(02_interop n_overflow "--n: size '99999999999999999999' is too large"
          --n 99999999999999999999)
+cm_usage(02_interop n_huge "--n: '1025K' must be at most 1048576" --n 1025K)
 cm_gpu(02_interop odd_size --quick --n 333 --csv interop.csv)
 
 # --n 1M asks for two 8 TiB arrays: one line, exit 1, before the GPU.
@@ -25,5 +26,10 @@ if(NOT SANITIZE)
     cm_cpu_run(02_interop.lesson_side_${bad} exit 2
                "^usage: .* \\[N\\] with 1 <= N <= 40000$"
                "${BIN_DIR}/02_interop.lesson" ${bad})
+  endforeach()
+  # Both ends of the range are taken: the run goes on to look for the GPU.
+  foreach(good 1 40000)
+    cm_cpu_run(02_interop.lesson_side_${good} exit 77 "^${CM_NO_GPU_LINE}"
+               "${BIN_DIR}/02_interop.lesson" ${good})
   endforeach()
 endif()
