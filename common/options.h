@@ -70,8 +70,8 @@ typedef struct {
     long long warmup;  /* --warmup N: untimed runs before timing */
     const char *csv;   /* --csv FILE: also write results as CSV */
     int quick;         /* --quick: small sizes, few repeats (for tests) */
-    int repeat_given;  /* 1 when --repeat / --warmup came from the user */
-    int warmup_given;
+    int repeat_given;  /* 1 when --repeat came from the user */
+    int warmup_given;  /* 1 when --warmup did */
     char **args;       /* positional arguments, if the cli accepts them */
     int n_args;
     unsigned long long given;  /* bit i: the cli's option i was given */
