@@ -60,9 +60,12 @@ void cli_parse(int argc, char **argv, job_config *cfg)
     if (synthetic && ref_parse_dims(synthetic, &cfg->width, &cfg->height))
         cm_usage_error("--synthetic: '%s' is not WIDTHxHEIGHT, e.g. 640x480",
                     synthetic);
+    /* Named as the user set it: --synthetic, or the default size. */
     if (opt->n_args == 0 && cfg->width * cfg->height > cfg->max_pixels)
-        cm_usage_error("--synthetic: %zu x %zu is more than --max-pixels %zu",
-                    cfg->width, cfg->height, cfg->max_pixels);
+        cm_usage_error("%s%zu x %zu is more than --max-pixels %zu%s",
+                       synthetic ? "--synthetic: " : "the built-in image of ",
+                       cfg->width, cfg->height, cfg->max_pixels,
+                       synthetic ? "" : " (--synthetic WxH sets its size)");
     cfg->image = opt->n_args == 1 ? opt->args[0] : NULL;
 
     /* An output that cannot be created is found now, not after the work. */

@@ -21,6 +21,13 @@ cm_usage(${ch} synthetic_zero "--synthetic: '0x5' is not WIDTHxHEIGHT"
          --synthetic 0x5)
 cm_usage(${ch} synthetic_cap "--synthetic: 20000 x 20000 is more than"
          --synthetic 20000x20000)
+# Without --synthetic the message names the size the user did not set.
+cm_usage(${ch} max_pixels_built_in
+         "^06_image_preprocess: the built-in image of 641 x 479 is more than --max-pixels 100 "
+         --quick --max-pixels 100)
+cm_usage(${ch} synthetic_and_image
+         "--synthetic makes its own image: give no IMAGE" --synthetic 9x9
+         a.png)
 cm_usage(${ch} max_pixels_zero "--max-pixels: '0' must be at least 1"
          --max-pixels 0)
 cm_usage(${ch} two_images "give one IMAGE: several images are a batch, "
