@@ -37,6 +37,9 @@ cm_usage(${ch} batch_option "unknown option '--resize'"
 cm_usage(${ch} decoder_option "unknown option '--decoder'"
          --decoder gpu a.jpg)
 cm_usage(${ch} list_option "unknown option '--list'" --list files.txt)
+# --csv, like --out-png and --out-npy, is checked before the GPU: a path
+# that cannot be written is one line and exit 1.
+cm_csv_opened_first(${ch})
 
 # The lesson (README): a file stb_image cannot read is one stderr line
 # naming it, with stb's reason, exit 1; so is an image taller than its
