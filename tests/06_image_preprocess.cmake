@@ -170,9 +170,9 @@ endforeach()
 include("${SRC_DIR}/tests/06_inputs.cmake")
 
 # GPU: the lab's both paths on odd sizes (the fused kernel's groups of 4
-# pixels that cross a row end, its 4- and 1-byte loads; the last two
-# sizes are big enough for its grid-stride loop to go round on an H200),
-# and every file layout.
+# pixels that cross a row end, its 4- and 1-byte loads, rows narrower and
+# wider than its tile of 512 floats; the last two sizes take hundreds of
+# its blocks), and every file layout.
 foreach(size 1x1 1x7 7x1 3x1000 1000x3 1001x1001 4096x1500 3001x2001)
   cm_gpu(${ch} synthetic_${size} --quick --synthetic ${size})
 endforeach()
