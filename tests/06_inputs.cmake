@@ -88,6 +88,16 @@ bad_input(out_png_is_folder "cannot write .*06_fixtures: it is a folder, not"
           --out-png "${fx}" "${fx}/gray.png")
 bad_input(folder "emptydir: is a folder, not an image file .*imgbatch"
           "${fx}/emptydir")
+bad_input(not_regular "/dev/null: is not a regular file" /dev/null)
+# A file over the 2 GiB that stb_image counts in an int: refused from its
+# size, before it is read (a sparse file, no disk used, removed after).
+set(big "${TEST_BIN_DIR}/06_over_2gib.png")
+add_test(${ch}.bad_over_2gib sh -c "truncate -s 2147483648 \"$0\" || exit 1
+\"$@\"; rc=$?; rm -f \"$0\"; exit $rc" "${big}" ${RUN} exit 1
+         "06_over_2gib.png: file is larger than the 2 GiB stb_image can read"
+         "${bin}" "${big}")
+set_tests_properties(${ch}.bad_over_2gib PROPERTIES LABELS cpu
+                     ENVIRONMENT "CUDA_VISIBLE_DEVICES=-1")
 
 bad_batch(missing "missing.png: cannot open: No such file" "${fx}/missing.png")
 bad_batch(directory "folder.png: is a folder, not an image file"
