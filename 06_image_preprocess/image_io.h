@@ -48,7 +48,8 @@ typedef struct {
 } io_image;
 
 /* Reads a regular file whole. Returns a malloc'd buffer (*len bytes), or
- * NULL with "PATH: reason" in err (missing, a directory, empty, > 2 GiB). */
+ * NULL with "PATH: reason" in err (missing, a folder or another file that
+ * is not a regular one, empty, 2 GiB or more: stb_image counts in int). */
 unsigned char *io_read_file(const char *path, size_t *len, char *err,
                             size_t err_len);
 
