@@ -96,6 +96,7 @@ tool_usage(decoder_choice "--decoder: 'fast' is not one of"
            --decoder fast a.jpg b.jpg)
 tool_usage(resize_short_alone "--resize-short S goes with --crop WxH"
            --resize-short 100 d)
+tool_usage(crop_alone "--resize-short S goes with --crop WxH" --crop 8x8 d)
 tool_usage(crop_too_big "--crop 120x100 is larger than the short side 100"
            --resize-short 100 --crop 120x100 d)
 tool_usage(resize_and_crop "--resize or --resize-short with --crop, not"
@@ -107,6 +108,8 @@ tool_usage(mean_count "--mean: '1,2': give one value or 3, one per channel"
 tool_usage(std_zero "--std: '0' is not numbers above 0" --std 0 d)
 tool_usage(mean_uint8 "--mean and --std do nothing with --dtype uint8"
            --dtype uint8 --mean 0.5 d)
+tool_usage(std_uint8 "--mean and --std do nothing with --dtype uint8"
+           --dtype uint8 --std 0.5 d)
 tool_usage(flip_both "--flip or --no-flip, not both" --flip --no-flip d)
 tool_usage(exif_both "--exif or --no-exif, not both" --exif --no-exif d)
 tool_usage(backend_choice "--nvjpeg-backend: 'npu' is not one of"
@@ -127,6 +130,8 @@ tool_usage(share_bare "--hybrid-share does nothing with --bare-decode"
            --hybrid-share 0.5 --bare-decode a.jpg b.jpg)
 tool_usage(keep_and_npy "--keep-on-gpu writes no tensor"
            --keep-on-gpu --out-npy x.npy a.jpg b.jpg)
+tool_usage(bare_and_npy "--bare-decode writes no tensor: drop --out-npy"
+           --bare-decode --out-npy x.npy a.jpg b.jpg)
 tool_usage(bare_cpu "--bare-decode times the GPU decoder"
            --bare-decode --decoder cpu a.jpg b.jpg)
 tool_usage(bare_keep "--keep-on-gpu does nothing with --bare-decode"
@@ -158,10 +163,12 @@ tool_usage(check_images_negative "--check-images: '-1' must be at least 0"
            --check-images -1 d)
 tool_usage(bare_check_images "--check-images does nothing with --bare-decode"
            --bare-decode --check-images 8 d)
-foreach(option shuffle drop-last out-labels)
+foreach(option shuffle drop-last out-labels rank)
   set(args --${option})
   if(option STREQUAL "out-labels")
     set(args --out-labels l.npy --class-folders)
+  elseif(option STREQUAL "rank")
+    set(args --rank 0 --world-size 2)
   endif()
   tool_usage(bare_${option} "--${option} does nothing with --bare-decode"
              --bare-decode ${args} d)
