@@ -187,6 +187,20 @@ bad_dataset(list_mixed "mixed.txt: line 2 has no label, but line 1 has one"
             --list "${trees}/mixed.txt")
 bad_dataset(out_labels_unlabelled "--out-labels: .*bare.txt has no labels"
             --out-labels "${trees}/l.npy" --list "${trees}/bare.txt")
+# The outputs are complete or absent: a run stopped before the GPU is
+# touched, by a class without an image (exit 1) or by no GPU (77), leaves
+# no .npy, labels or CSV, not even a temporary file.
+foreach(case "bad|1|no_image" "no_gpu|77|cls")
+  string(REPLACE "|" ";" case "${case}")
+  list(GET case 0 suffix)
+  list(GET case 1 rc)
+  list(GET case 2 tree)
+  cm_leaves_nothing(imgbatch.${suffix}_leaves_no_outputs cpu ${rc} "${tool}"
+                    --quick --class-folders "${trees}/${tree}" --out-npy x.npy
+                    --out-labels l.npy --csv r.csv)
+  set_tests_properties(imgbatch.${suffix}_leaves_no_outputs PROPERTIES
+                       FIXTURES_REQUIRED trees06)
+endforeach()
 
 # Nothing half-written: a refused input leaves no output, not even a
 # temporary file.
