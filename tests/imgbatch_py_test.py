@@ -5,7 +5,9 @@ python/imgbatch) against libimgbatch.so.
       (run with python3 -S, the GPUs hidden: CUDA_VISIBLE_DEVICES=-1)
       it imports with the standard library alone; bad options raise
       OptionsError naming the option; no device raises NoDeviceError with
-      the library's line; a missing path InputError; a missing library or
+      the library's line; a missing path, a bad list file, a folder
+      without class folders and drop_last without a whole batch
+      InputError; a missing library or
       one of another layout LibraryError; a batch's array interface, and
       its going stale at the loader's next step (a batch made by hand).
   imgbatch_py_test.py gpu PACKAGE_DIR FIXTURES TOOL OUT_DIR
@@ -82,8 +84,11 @@ def cpu(imgbatch, fixtures):
             (dict(nvjpeg_backend="npu"), ["--nvjpeg-backend: 'npu'"]),
             (dict(hybrid_share=2), ["--hybrid-share: '2' is not auto or"]),
             (dict(device=-1), ["--device: '-1' must be at least 0"]),
+            (dict(shuffle=True, seed=-1), ["--seed: '-1' is not a whole"]),
+            (dict(world_size=0), ["--world-size: '0' must be at least 1"]),
             # Options that do not go together: imgbatch_open's checks.
             (dict(resize_short=256), ["--resize-short S goes with --crop"]),
+            (dict(rank=2, world_size=2), ["rank 2 is not in 0 .. world_size"]),
             (dict(antialias=True), ["--antialias needs a resize: --resize"]),
             (dict(dtype="uint8", mean=0.5), ["do nothing with --dtype uint8"]),
             (dict(decoder="cpu", nvjpeg_backend="hybrid"),
@@ -111,6 +116,17 @@ def cpu(imgbatch, fixtures):
            lambda: Loader([os.path.join(folder, "a.png"),
                            os.path.join(fixtures, "empty.png")], resize=8),
            "empty.png: file is empty")
+    # A file as the source is a list of paths, read as --list reads it.
+    raises(imgbatch.InputError,
+           lambda: Loader(os.path.join(fixtures, "list_nul.txt")),
+           "list_nul.txt: line 2 holds a NUL byte")
+    # A data set that cannot be read: a folder without class folders, and
+    # drop_last with no whole batch (4 images, batches of 8).
+    raises(imgbatch.InputError, lambda: Loader(folder, class_folders=True),
+           "no class folder in it")
+    raises(imgbatch.InputError,
+           lambda: Loader(folder, drop_last=True, batch_size=8),
+           "drop_last leaves rank 0 no whole batch: 4 images a pass")
 
     # The library: missing, or with other struct layouts.
     raises(imgbatch.LibraryError,
