@@ -23,7 +23,9 @@ int main(void)
     imgbatch_defaults(&o);
     EXPECT(o.color == IMGBATCH_GRAY && o.dtype == IMGBATCH_FLOAT32 &&
            o.flip == 0 && o.exif == 1 && o.std[2] == 1.0f && o.mean[0] == 0.0f &&
-           o.max_pixels > 0 && !o.keep_whole && !o.copy_to_host);
+           !o.keep_whole && !o.copy_to_host);
+    /* imgbatch.h's and --max-pixels' default: 16384 x 16384. */
+    EXPECT(o.max_pixels == (size_t)16384 * 16384 && o.device == 0);
     /* No images: refused, with a reason. */
     EXPECT(check(&o, &s) == IMGBATCH_ERR_OPTIONS &&
            strstr(imgbatch_failure_reason(), "folder"));

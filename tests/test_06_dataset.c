@@ -5,12 +5,14 @@
  * which is not the order of whole paths), labels, the files left out
  * named one line each (types not read, files beside the classes, a
  * link back up), the errors; a plain folder naming what it leaves out;
+ * the README's extensions read in any case, others not;
  * list files with and without labels and their errors; labels that
  * follow their files when --skip-bad removes one. */
 #include "test.h"
 #include "../06_image_preprocess/batch/batch_inputs.h"
 #include "../06_image_preprocess/batch/dataset.h"
 
+#include <ctype.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -227,6 +229,29 @@ static void plain_folder(void)
                             "--class-folders"));
 }
 
+/* The names a folder's listing reads: the README's extensions, in any
+ * case, and no other (the dot's last one counts). */
+static void extensions(void)
+{
+    static const char *const readme[] = {"png", "jpg", "jpeg", "bmp", "gif",
+                                         "tga", "psd", "hdr", "pic", "pgm",
+                                         "ppm", "pnm"};
+    enum { N = sizeof readme / sizeof readme[0] };
+    EXPECT(DS_IMAGE_EXTENSION_COUNT == N);
+    for (size_t k = 0; k < N; k++) {
+        char lower[16], upper[16];
+        snprintf(lower, sizeof lower, "a.%s", readme[k]);
+        for (size_t i = 0; i <= strlen(lower); i++)
+            upper[i] = (char)toupper((unsigned char)lower[i]);
+        EXPECT(ds_reads_name(lower) && ds_reads_name(upper));
+    }
+    static const char *const not_read[] = {"a.webp", "a.tif", "a.txt",
+                                           "png", "a.png.txt", "a.",
+                                           "a.jpgx"};
+    for (size_t k = 0; k < sizeof not_read / sizeof not_read[0]; k++)
+        EXPECT(!ds_reads_name(not_read[k]));
+}
+
 /* The list file rel holding text: 0 with list, or -1 with err. */
 static int list_of(const char *rel, const char *text, path_list *list,
                    char *err, size_t err_len)
@@ -323,6 +348,7 @@ int main(void)
     }
     class_folders();
     plain_folder();
+    extensions();
     list_files();
     labels_follow_files();
     char cmd[512];
