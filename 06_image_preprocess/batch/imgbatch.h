@@ -257,19 +257,22 @@ const char *imgbatch_failure_reason(void);
 imgbatch_status imgbatch_read_on(imgbatch *b, cudaStream_t stream);
 
 /* Options by name, for a program that does not compile against this
- * header (Python's ctypes): the command line's long names without the
- * dashes ("resize", "crop", "color", "dtype", "mean", ...) and its texts
- * ("224x224", "rgb", "0.485,0.456,0.406"), parsed by the same code, plus
- * "folder", "file" (one image; again for each) and "device". A flag
- * ("flip", "no-flip", "antialias", "skip-bad", "keep-on-gpu") takes
- * value NULL; mean
- * and std count their values against the color already set. Checks
- * between options are imgbatch_open's. Strings are copied and owned by
- * the options. imgbatch_options_new returns the defaults (NULL: no
- * memory, with a reason); imgbatch_set_option takes only its options and
- * returns IMGBATCH_OK, or IMGBATCH_ERR_OPTIONS with a reason naming the
- * option; imgbatch_options_free frees them and their strings (NULL does
- * nothing), after imgbatch_open, which keeps what it needs. */
+ * header (Python's ctypes): the loader's options under the command
+ * line's long names without the dashes ("resize", "crop", "color",
+ * "dtype", "mean", ...; not the tool's own, such as "out-npy") and its
+ * texts ("224x224", "rgb", "0.485,0.456,0.406"), parsed by the same
+ * code, plus "folder", "file" (one image; again for each) and "device".
+ * A flag ("flip", "no-flip", "exif", "no-exif", "antialias",
+ * "skip-bad", "keep-on-gpu", "class-folders", "shuffle", "drop-last")
+ * takes value NULL; mean and std count their values against the color
+ * already set. Checks between options are imgbatch_open's. Strings are
+ * copied and owned by the options. imgbatch_options_new returns the
+ * defaults (NULL: no memory, with a reason); imgbatch_set_option takes
+ * only its options and returns IMGBATCH_OK, or IMGBATCH_ERR_OPTIONS with
+ * a reason naming the option (IMGBATCH_ERR_MEMORY when a string cannot
+ * be copied), the options unchanged; imgbatch_options_free frees them
+ * and their strings (NULL does nothing), after imgbatch_open, which
+ * keeps what it needs. */
 imgbatch_options *imgbatch_options_new(void);
 imgbatch_status imgbatch_set_option(imgbatch_options *o, const char *name,
                                     const char *value);
