@@ -85,6 +85,9 @@ int main(void)
 
     /* Bad names and values: the command line's words, the option named. */
     refused("resize_short", "256", "unknown option 'resize_short'");
+    /* The tool's own options are not the loader's (imgbatch.h). */
+    refused("out-npy", "x.npy", "unknown option 'out-npy'");
+    refused("check-images", "8", "unknown option 'check-images'");
     refused(NULL, "1", "the name is NULL");
     refused("resize", "224", "--resize: '224' is not WIDTHxHEIGHT");
     refused("resize", "40000x10", "--resize: at most 32767 pixels a side");
