@@ -10,7 +10,8 @@ The loader is libimgbatch.so (06_image_preprocess/batch/imgbatch.h), which
 `make` builds, called through ctypes: nothing is compiled at install and
 nothing beyond the standard library is imported. Options are the command
 line's (`imgbatch --help`) with underscores: resize_short for
---resize-short, and are parsed by the library's own code.
+--resize-short, and are parsed by the library's own code; the tool's own
+(out_npy, check_images, repeat, ...) are not the loader's.
 
 A batch's memory is the loader's: it stays valid until the loader's next
 step (the next batch, another pass, close), when the batch object goes
