@@ -280,8 +280,8 @@ static int open_screen(nj_engine *e, const nj_config *cfg, char *why,
 
 /* One part of the open, made on a thread of its own: each nvJPEG handle
  * costs a quarter of a second or more to create and each state's
- * buffers a tenth to a fifth (measured on an H100; NOTES.md, "Opening
- * 100,000 files"). The handle is thread safe, a state is used by one
+ * buffers a tenth of a second or more (measured on an H100; NOTES.md,
+ * "Opening 100,000 files"). The handle is thread safe, a state is used by one
  * thread at a time, and each part writes only its own fields of the
  * engine. */
 typedef enum { PART_SCREEN, PART_HYBRID, PART_STATE } part_kind;
