@@ -4,10 +4,10 @@
  *
  * The calls, in the order a batch meets them:
  *   nvjpegCreateExV2(backend, our counting allocators, ...)          once
- *   nvjpegDecodeBatchedPreAllocate(max batch, max size, 4:4:4, format)
- *       once per state (the hardware backend); these and the readers'
- *       handle and the hybrid path's made at once, each on a thread of
- *       its own (open_parts)
+ *   nvjpegJpegStateCreate, then nvjpegDecodeBatchedPreAllocate(max
+ *       batch, max size, 4:4:4, format) (the hardware backend), once
+ *       per state; each state, the readers' handle and the hybrid
+ *       path's made at once, each on a thread of its own (open_parts)
  *   nvjpegJpegStreamParse + nvjpegDecodeBatchedSupported   every file,
  *       on the reader threads: one refused file would fail its batch
  *   nvjpegDecodeBatchedInitialize(n, ..., format)   when n changes
@@ -209,8 +209,8 @@ int nj_engine_present(char *why, size_t why_len)
     return 1;
 }
 
-/* Makes n decode states of one output format (their buffers come after,
- * from preallocate). Returns 0, or -1 with why. */
+/* Room for n decode states of one output format; each is made by
+ * open_state, on a thread of its own. Returns 0, or -1 with why. */
 static int make_states(nj_engine *e, nj_states *s,
                        nvjpegOutputFormat_t format,
                        nvjpegChromaSubsampling_t most, char *why,
@@ -225,12 +225,8 @@ static int make_states(nj_engine *e, nj_states *s,
         snprintf(why, why_len, "not enough memory for nvJPEG's states");
         return -1;
     }
-    for (int k = 0; k < e->n_states; k++) {
+    for (int k = 0; k < e->n_states; k++)
         s->initialized_n[k] = -1;
-        if (NJ_FAILED(nvjpegJpegStateCreate(e->handle, &s->state[k]), why,
-                      why_len))
-            return -1;
-    }
     return 0;
 }
 
@@ -249,7 +245,23 @@ static void preallocate(nj_engine *e, const nj_config *cfg, nj_states *s,
                "(%d)\n", nj_status_name(st), (int)st);
 }
 
-/* Destroys what make_states made (the states are zeroed until made). */
+/* State k of s, and with the hardware backend its buffers. Returns 0,
+ * or -1 with why. */
+static int open_state(nj_engine *e, const nj_config *cfg, nj_states *s,
+                      int k, char *why, size_t why_len)
+{
+    if (NJ_FAILED(nvjpegJpegStateCreate(e->handle, &s->state[k]), why,
+                  why_len)) {
+        s->state[k] = NULL;
+        return -1;
+    }
+    if (e->hardware)
+        preallocate(e, cfg, s, k);
+    return 0;
+}
+
+/* Destroys what make_states and open_state made (the states are zeroed
+ * until made). */
 static void destroy_states(nj_states *s, int n)
 {
     for (int k = 0; s->state && k < n; k++)
@@ -279,11 +291,11 @@ static int open_screen(nj_engine *e, const nj_config *cfg, char *why,
 }
 
 /* One part of the open, made on a thread of its own: each nvJPEG handle
- * costs a quarter of a second or more to create and each state's
- * buffers a tenth of a second or more (measured on an H100; NOTES.md,
- * "Opening 100,000 files"). The handle is thread safe, a state is used by one
- * thread at a time, and each part writes only its own fields of the
- * engine. */
+ * costs a quarter of a second or more to create, and each decode state
+ * of the hardware backend about a sixth of a second (measured on an
+ * H100; NOTES.md, "Opening 100,000 files"). The handle is thread safe, a
+ * state is used by one thread at a time, and each part writes only its
+ * own fields of the engine. */
 typedef enum { PART_SCREEN, PART_HYBRID, PART_STATE } part_kind;
 
 typedef struct {
@@ -307,7 +319,8 @@ static void *open_part_run(void *arg)
         return NULL;
     p->rc = 0;
     if (p->kind == PART_STATE)
-        preallocate(p->e, p->cfg, p->states, p->k);
+        p->rc = open_state(p->e, p->cfg, p->states, p->k, p->why,
+                           sizeof p->why);
     else if (p->kind == PART_HYBRID)
         p->rc = nj_open_hybrid(p->e, p->why, sizeof p->why);
     else
@@ -346,9 +359,9 @@ static int open_parts(nj_engine *e, const nj_config *cfg, char *why,
         free(parts);
         return -1;
     }
-    /* the hardware backend's states: each its buffers (make_states) */
-    size_t n_states = e->hardware ? (size_t)e->n_states * (cfg->rgb ? 2 : 1)
-                                  : 0;
+    /* the batched decoder's states, each with its buffers (open_state) */
+    size_t n_states = e->batched ? (size_t)e->n_states * (cfg->rgb ? 2 : 1)
+                                 : 0;
     size_t used = 2 + n_states;
     for (size_t k = 0; k < used; k++) {
         open_part *p = &parts[k];

@@ -113,6 +113,8 @@ typedef struct batch_run {
     tf_levels levels;            /* the outputs of every level */
     batch_buf *bufs;             /* streams + 3 of them, in turn */
     int n_bufs;
+    int pinned;                  /* 1: pipeline_pin made bufs' pinned
+                                    host memory */
     cudaStream_t *lanes;         /* the CUDA streams */
     int lanes_made;              /* of them, created so far */
     void *d_tensor;              /* the whole tensor, or NULL */
@@ -180,6 +182,15 @@ struct batch_buf {
  * failed; *cuda says which: 1 for a CUDA call): pipeline_stop then frees
  * what was made. */
 int pipeline_start(batch_run *r, int *cuda, char *why, size_t why_len);
+
+/* The part of pipeline_start that needs no decoder (the caller's fields
+ * filled but dec): the sizes, the batch buffers and their pinned host
+ * memory, the slowest part (cudaMallocHost pins each page). It touches
+ * nothing but r's own fields, so it may run on a thread of its own
+ * (made current on the loader's device) while the decoders open;
+ * pipeline_start calls it when nobody has. Returns 0, or -1 as
+ * pipeline_start. */
+int pipeline_pin(batch_run *r, int *cuda, char *why, size_t why_len);
 
 /* The CLI's check, after pipeline_start: each pass, the sampled rows of
  * at most `bound` of its images (0: all; batch_check.h's check_pick_*

@@ -172,7 +172,7 @@ static void start_split(batch_run *r)
                "threads\n", 100 * share, r->threads);
 }
 
-int pipeline_start(batch_run *r, int *cuda, char *why, size_t why_len)
+int pipeline_pin(batch_run *r, int *cuda, char *why, size_t why_len)
 {
     const tf_spec *s = r->spec;
     *cuda = 0;
@@ -191,11 +191,11 @@ int pipeline_start(batch_run *r, int *cuda, char *why, size_t why_len)
     }
     size_t n = (size_t)r->n_bufs, m = r->max_batch;
     size_t table = m * sizeof(tf_image), out = m * r->image_bytes;
-    size_t samples = m * r->sample_bytes, back = r->o->copy_to_host;
+    size_t back = r->o->copy_to_host;
     size_t host = n * (r->bits_bytes + r->arena_bytes + table +
                        (back ? out : 0));
     size_t available = cm_host_available_bytes(NULL);
-    char a[32], b[32], c[32], d[32];
+    char a[32], b[32];
     if (host > available) {
         snprintf(why, why_len, "not enough host memory for the pinned "
                  "batch buffers: need %s, %s "
@@ -203,6 +203,30 @@ int pipeline_start(batch_run *r, int *cuda, char *why, size_t why_len)
                  cm_fmt_bytes_short(available, b, sizeof b));
         return -1;
     }
+    /* Zeroed first, so that pipeline_stop frees exactly what was made. */
+    START_ALLOC(r->bufs, batch_buf *, n * sizeof(batch_buf), "the batches");
+    for (size_t k = 0; k < n; k++) {
+        batch_buf *x = &r->bufs[k];
+        START_CUDA(ib_cuda_malloc_host((void **)&x->h_bits, r->bits_bytes));
+        START_CUDA(ib_cuda_malloc_host((void **)&x->h_staging,
+                                       r->arena_bytes));
+        START_CUDA(ib_cuda_malloc_host((void **)&x->h_table, table));
+        if (back)
+            START_CUDA(ib_cuda_malloc_host(&x->h_out, out));
+    }
+    r->pinned = 1;
+    return 0;
+}
+
+int pipeline_start(batch_run *r, int *cuda, char *why, size_t why_len)
+{
+    *cuda = 0;
+    if (!r->pinned && pipeline_pin(r, cuda, why, why_len) != 0)
+        return -1;
+    size_t n = (size_t)r->n_bufs, m = r->max_batch;
+    size_t table = m * sizeof(tf_image), out = m * r->image_bytes;
+    size_t samples = m * r->sample_bytes;
+    char a[32], b[32], c[32], d[32];
     size_t free_bytes, total;
     START_CUDA(cudaMemGetInfo(&free_bytes, &total));
     size_t base = n * (r->arena_bytes + table + samples);
@@ -234,8 +258,6 @@ int pipeline_start(batch_run *r, int *cuda, char *why, size_t why_len)
         return -1;
     }
     r->our_device_bytes = need;
-    /* Zeroed first, so that pipeline_stop frees exactly what was made. */
-    START_ALLOC(r->bufs, batch_buf *, n * sizeof(batch_buf), "the batches");
     START_ALLOC(r->lanes, cudaStream_t *,
                 (size_t)r->streams * sizeof(cudaStream_t), "the streams");
     START_ALLOC(r->per_thread, thread_counts *,
@@ -258,17 +280,11 @@ int pipeline_start(batch_run *r, int *cuda, char *why, size_t why_len)
     for (size_t k = 0; k < n; k++) {
         batch_buf *x = &r->bufs[k];
         x->run = r;
-        START_CUDA(ib_cuda_malloc_host((void **)&x->h_bits, r->bits_bytes));
-        START_CUDA(ib_cuda_malloc_host((void **)&x->h_staging,
-                                       r->arena_bytes));
         START_CUDA(ib_cuda_malloc((void **)&x->d_arena, r->arena_bytes));
-        START_CUDA(ib_cuda_malloc_host((void **)&x->h_table, table));
         START_CUDA(ib_cuda_malloc((void **)&x->d_table, table));
         START_CUDA(ib_cuda_malloc((void **)&x->d_samples, samples));
         if (!whole)
             START_CUDA(ib_cuda_malloc(&x->d_out, out));
-        if (back)
-            START_CUDA(ib_cuda_malloc_host(&x->h_out, out));
         START_CUDA(cudaEventCreateWithFlags(&x->done,
                                             cudaEventDisableTiming));
         START_CUDA(cudaEventCreateWithFlags(&x->released,
@@ -452,6 +468,7 @@ int pipeline_stop(batch_run *r)
     r->check = 0;
     r->n_checked = 0;
     r->bufs = NULL;
+    r->pinned = 0;
     r->lanes = NULL;
     r->lanes_made = 0;
     r->d_tensor = NULL;
