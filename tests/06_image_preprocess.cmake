@@ -213,6 +213,15 @@ add_test(imgbatch.gpu_all_undecodable ${tool_sh} all-bad "${tool}"
 set_tests_properties(imgbatch.gpu_all_undecodable PROPERTIES LABELS gpu
                      SKIP_RETURN_CODE 77 FIXTURES_REQUIRED images06)
 tool_gpu(batch_list --list "${fx}/list.txt" --resize 16x9 --streams 1)
+# A batch never holds more than a pass (README, --batch-size): the
+# folder's 4 images in one batch of 4, asked for 64 or by default.
+foreach(size 64 0)
+  add_test(imgbatch.gpu_batch_capped_${size} ${tool_sh} says "${tool}"
+           "batches of 4 images$" --batch-size ${size} "${fx}/batch")
+  set_tests_properties(imgbatch.gpu_batch_capped_${size} PROPERTIES
+                       LABELS gpu SKIP_RETURN_CODE 77
+                       FIXTURES_REQUIRED images06)
+endforeach()
 tool_gpu(batch_keep --keep-on-gpu "${fx}/batch")
 tool_gpu(batch_resize_keep --keep-on-gpu --resize 40x30 "${fx}/batch_mixed")
 tool_gpu(batch_one_stream --batch-size 1 --streams 1 --repeat 2

@@ -134,7 +134,8 @@ static const ib_option OPTIONS[] = {
      "main thread)", .max = 256}},
     {.on_cli = 1, .spec = {.name = "batch-size", .type = CM_OPT_SIZE,
      .value = SIZE_0, .metavar = "N",
-     .help = "images per batch (0: by image size, 16 to 256)",
+     .help = "images per batch (0: by image size, 16 to 256); never "
+             "more than a pass holds",
      .max = BATCH_MAX_SIZE}},
     {.on_cli = 1, .spec = {.name = "streams", .type = CM_OPT_INT,
      .value = INT_0, .metavar = "N",

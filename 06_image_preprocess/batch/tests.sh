@@ -34,6 +34,9 @@
 #   tests.sh repeatable BIN DIR OUT [ARGS...]
 #       two runs of the GPU decoder on DIR (with ARGS) write identical
 #       .npy files
+#   tests.sh says BIN REGEX ARGS...
+#       a run that prints PASS and a line matching the extended regex
+#       REGEX; 77 without a GPU
 #   tests.sh npy BIN OUT DESCR SHAPE ARGS...
 #       a run with --out-npy OUT prints PASS; OUT's header names DESCR
 #       ('<f2') and SHAPE ("(40, 3, 48, 64)"), and its size is the header
@@ -388,6 +391,14 @@ repeatable)
     cmp "$out.1.npy" "$out.2.npy" || fail "two GPU decodes of $dir differ"
     echo "two runs, identical tensors: $(wc -c <"$out.1.npy") bytes"
     rm -f "$out".1.npy "$out".2.npy "$out.log"
+    ;;
+says)
+    re=$1
+    shift
+    log=$(mktemp) || exit 1
+    passes "$log" "$bin" "$@"
+    grep -E -- "$re" "$log" || fail "expected a line matching '$re'" "$log"
+    rm -f "$log"
     ;;
 npy)
     out=$1 descr=$2 shape=$3
