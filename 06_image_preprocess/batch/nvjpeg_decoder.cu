@@ -329,9 +329,9 @@ static void *open_part_run(void *arg)
 }
 
 /* The engine's parts after its handle; 0, or -1 with why. The readers'
- * handle, the hybrid path's and each state's buffers are made at once,
- * each on a thread of its own; a part whose thread cannot start is made
- * here after. */
+ * handle, the hybrid path's and each state with its buffers are made at
+ * once, each on a thread of its own; a part whose thread cannot start is
+ * made here after. */
 static int open_parts(nj_engine *e, const nj_config *cfg, char *why,
                       size_t why_len)
 {

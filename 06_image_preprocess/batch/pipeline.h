@@ -7,7 +7,9 @@
  * (batch_report.c) and the checks (batch_check.c).
  *
  *   batch_run r = {.o = &options, .src = &src, ...};   (imgbatch_api.cu)
- *   pipeline_start(&r, &cuda, why, sizeof why);   buffers, streams, the tensor
+ *   pipeline_pin(&r, &cuda, why, sizeof why);     sizes, pinned buffers
+ *   r.dec = dec;                          (opened meanwhile, or before)
+ *   pipeline_start(&r, &cuda, why, sizeof why);   the rest, the tensor
  *   pipeline_begin(&r);                    a pass
  *   batch_buf *x;
  *   while (pipeline_next(&r, &x) == 1) ...x is enqueued...
@@ -89,7 +91,7 @@ typedef struct batch_run {
      * caller may rewrite order between passes. */
     const size_t *order;
     size_t pass_images;
-    /* set by pipeline_start */
+    /* set by pipeline_pin and pipeline_start */
     size_t image_elems, image_bytes, sample_bytes;  /* one tensor image */
     size_t n_images;             /* images a pass does (pass_images, or
                                     every file; fewer in a warm-up) */
@@ -175,8 +177,9 @@ struct batch_buf {
     int in_flight, used, timed;
 };
 
-/* Allocates the buffers, streams and the check's rows (after the device
- * is selected and the decoder opened), the whole tensor if asked and it
+/* Allocates the buffers (the pinned ones too, unless pipeline_pin made
+ * them), streams and the check's rows (after the device is selected and
+ * the decoder opened), the whole tensor if asked and it
  * fits beside the memory kept free for nvJPEG, and says so if
  * o->verbose. Returns 0, or -1 with why (memory short, a CUDA call
  * failed; *cuda says which: 1 for a CUDA call): pipeline_stop then frees
@@ -229,8 +232,9 @@ int pipeline_next(batch_run *r, batch_buf **out);
  * r->error says how, unless an earlier failure is there). */
 int pipeline_drain(batch_run *r);
 
-/* Frees whatever pipeline_start made, also after it failed half-way.
- * Returns 0, or -1 if a CUDA call failed on the way (r->error). */
+/* Frees whatever pipeline_pin and pipeline_start made, also after a
+ * failure half-way. Returns 0, or -1 if a CUDA call failed on the way
+ * (r->error). */
 int pipeline_stop(batch_run *r);
 
 /* A CUDA call of the run: 0 if it succeeded; else -1, and the run is
